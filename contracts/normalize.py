@@ -1,0 +1,119 @@
+"""Normalization: version 1 migration, default edge ports and default settings.
+
+Stored revisions are never rewritten; this runs on read. A document that is too
+malformed to normalize (nodes that are not objects with string id/kind, and so on)
+raises NotNormalizable; the validator reports why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from contracts.issues import Issue, warning
+from contracts.registry import COMPONENTS, SETTINGS_RANGES
+
+SUPPORTED_VERSIONS = (1, 2)
+MEMORY_STRATEGIES = ("window", "none")
+
+
+class NotNormalizable(ValueError):
+    pass
+
+
+@dataclass
+class Normalized:
+    graph: dict[str, Any]
+    source_version: int
+    warnings: list[Issue] = field(default_factory=list)
+
+
+def schema_version(doc: dict[str, Any]) -> Any:
+    """A body without schema_version is version 1 (decisions.md)."""
+    return doc.get("schema_version", 1)
+
+
+def normalize(doc: Any) -> Normalized:
+    if not isinstance(doc, dict):
+        raise NotNormalizable("the graph is not a JSON object")
+    version = schema_version(doc)
+    if type(version) is not int or version not in SUPPORTED_VERSIONS:
+        raise NotNormalizable(f"schema_version {version!r} is not supported")
+    nodes, edges = doc.get("nodes"), doc.get("edges")
+    if not isinstance(nodes, list) or not isinstance(edges, list):
+        raise NotNormalizable("nodes and edges must be arrays")
+    result = Normalized({}, version)
+    norm_nodes = [_node(n, i, version, result.warnings) for i, n in enumerate(nodes)]
+    kinds = {n["id"]: n["kind"] for n in norm_nodes}
+    result.graph = {
+        "schema_version": 2,
+        "name": doc.get("name") if isinstance(doc.get("name"), str) else "",
+        "nodes": norm_nodes,
+        "edges": [_edge(e, kinds) for e in edges],
+        "settings": _settings(doc.get("settings")),
+    }
+    if version == 1:
+        result.warnings.insert(
+            0, warning("migrated_from_v1", "This version 1 draft was migrated to version 2 on read.")
+        )
+    return result
+
+
+def _node(node: Any, index: int, version: int, warnings: list[Issue]) -> dict[str, Any]:
+    if not isinstance(node, dict):
+        raise NotNormalizable(f"nodes.{index} is not an object")
+    node_id, kind = node.get("id"), node.get("kind")
+    if not isinstance(node_id, str) or not isinstance(kind, str):
+        raise NotNormalizable(f"nodes.{index} needs string id and kind")
+    config = node.get("config", {})
+    if config is None:
+        config = {}
+    if not isinstance(config, dict):
+        raise NotNormalizable(f"nodes.{index}.config is not an object")
+    config = dict(config)
+    if kind == "model" and config.get("model") in (None, ""):
+        config["model"] = "llm"
+    if version == 1 and kind == "memory":
+        strategy = config.get("strategy")
+        if isinstance(strategy, str) and strategy not in MEMORY_STRATEGIES and strategy != "":
+            config["strategy"] = "window"
+            warnings.append(
+                warning(
+                    "memory_strategy_coerced",
+                    f"Memory strategy {strategy!r} is free text; it runs as 'window'.",
+                    f"nodes.{index}.config.strategy",
+                    node_id,
+                )
+            )
+    out: dict[str, Any] = {"id": node_id, "kind": kind}
+    for key in ("name", "x", "y", "group"):
+        if key in node:
+            out[key] = node[key]
+    out["config"] = config
+    return out
+
+
+def _edge(edge: Any, kinds: dict[str, str]) -> dict[str, Any]:
+    if not isinstance(edge, dict):
+        raise NotNormalizable("an edge is not an object")
+    src, dst = edge.get("from"), edge.get("to")
+    if not isinstance(src, str) or not isinstance(dst, str):
+        raise NotNormalizable("edges need string from and to")
+    from_port, to_port = edge.get("from_port"), edge.get("to_port")
+    if from_port in (None, ""):
+        comp = COMPONENTS.get(kinds.get(src, ""))
+        from_port = (comp.default_output if comp else None) or "out"
+    if to_port in (None, ""):
+        comp = COMPONENTS.get(kinds.get(dst, ""))
+        to_port = (comp.default_input if comp else None) or "in"
+    if not isinstance(from_port, str) or not isinstance(to_port, str):
+        raise NotNormalizable("edge ports must be strings")
+    return {"from": src, "to": dst, "from_port": from_port, "to_port": to_port}
+
+
+def _settings(settings: Any) -> dict[str, Any]:
+    given = settings if isinstance(settings, dict) else {}
+    return {
+        name: given[name] if given.get(name) is not None else default
+        for name, (_lo, _hi, default) in SETTINGS_RANGES.items()
+    }
