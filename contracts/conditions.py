@@ -9,10 +9,11 @@ when the text is blank after trimming.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final
+from typing import Any, Final
 
 import re2
 
@@ -103,7 +104,9 @@ def _longer_than(arg: str) -> Condition:
     stripped = arg.strip()
     if not stripped.isdigit() or not stripped.isascii():
         raise ConditionError("invalid_condition", "longer_than takes a whole number")
-    limit = int(stripped)
+    # int() refuses strings over 4,300 digits; any such N is beyond every text anyway.
+    digits = stripped.lstrip("0") or "0"
+    limit = int(digits) if len(digits) <= 18 else sys.maxsize
     return Condition("longer_than", arg, lambda t: len(t) > limit)
 
 
@@ -116,12 +119,24 @@ def _matches(pattern: str) -> Condition:
         options = re2.Options()
         options.log_errors = False
         compiled = re2.compile(pattern, options)
+    except UnicodeEncodeError:
+        # An unpaired surrogate ("\\ud800" in the JSON) is not UTF-8, so not RE2.
+        raise ConditionError("invalid_regex", "the pattern is not valid Unicode") from None
     except re2.error as exc:
         reason = exc.args[0] if exc.args else exc
         if isinstance(reason, bytes):
             reason = reason.decode("utf-8", "replace")
         raise ConditionError("invalid_regex", f"not a valid RE2 pattern: {reason}") from None
-    return Condition("matches", pattern, lambda t: compiled.search(t) is not None)
+    return Condition("matches", pattern, lambda t: _search(compiled, t))
+
+
+def _search(compiled: Any, text: str) -> bool:
+    try:
+        return compiled.search(text) is not None
+    except UnicodeEncodeError:
+        # RE2 needs UTF-8: unpaired surrogates in the text become U+FFFD.
+        scrubbed = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return compiled.search(scrubbed) is not None
 
 
 _NO_ARG: Final[dict[str, Callable[[str], bool]]] = {

@@ -17,7 +17,11 @@ class Issue:
     node_id: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        doc: dict[str, Any] = {"severity": self.severity, "code": self.code, "message": self.message}
+        doc: dict[str, Any] = {
+            "severity": self.severity,
+            "code": self.code,
+            "message": self.message,
+        }
         if self.path is not None:
             doc["path"] = self.path
         if self.node_id is not None:

@@ -3,6 +3,9 @@
 Stored revisions are never rewritten; this runs on read. A document that is too
 malformed to normalize (nodes that are not objects with string id/kind, and so on)
 raises NotNormalizable; the validator reports why.
+
+`null` counts as absent everywhere an optional field may be left out (config, edge
+ports, settings values), so a canvas that serializes "unset" as null is not punished.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from contracts.registry import COMPONENTS, SETTINGS_RANGES
 
 SUPPORTED_VERSIONS = (1, 2)
 MEMORY_STRATEGIES = ("window", "none")
+# Node fields that are kept for the canvas but carry no behaviour.
+LAYOUT_FIELDS = ("name", "x", "y", "group")
 
 
 class NotNormalizable(ValueError):
@@ -33,39 +38,69 @@ def schema_version(doc: dict[str, Any]) -> Any:
     return doc.get("schema_version", 1)
 
 
+def is_supported_version(version: Any) -> bool:
+    # bool is an int subclass in Python; `true` is not a schema version.
+    return type(version) is int and version in SUPPORTED_VERSIONS
+
+
 def normalize(doc: Any) -> Normalized:
     if not isinstance(doc, dict):
         raise NotNormalizable("the graph is not a JSON object")
     version = schema_version(doc)
-    if type(version) is not int or version not in SUPPORTED_VERSIONS:
+    if not is_supported_version(version):
         raise NotNormalizable(f"schema_version {version!r} is not supported")
     nodes, edges = doc.get("nodes"), doc.get("edges")
     if not isinstance(nodes, list) or not isinstance(edges, list):
         raise NotNormalizable("nodes and edges must be arrays")
     result = Normalized({}, version)
-    norm_nodes = [_node(n, i, version, result.warnings) for i, n in enumerate(nodes)]
-    kinds = {n["id"]: n["kind"] for n in norm_nodes}
-    result.graph = {
-        "schema_version": 2,
-        "name": doc.get("name") if isinstance(doc.get("name"), str) else "",
-        "nodes": norm_nodes,
-        "edges": [_edge(e, kinds) for e in edges],
-        "settings": _settings(doc.get("settings")),
-    }
+    norm_nodes = [normalize_node(n, i, version, result.warnings) for i, n in enumerate(nodes)]
+    kinds = node_kinds(norm_nodes)
+    result.graph = assemble(
+        doc, norm_nodes, [normalize_edge(e, kinds) for e in edges], normalize_settings(doc)
+    )
     if version == 1:
-        result.warnings.insert(
-            0, warning("migrated_from_v1", "This version 1 draft was migrated to version 2 on read.")
-        )
+        result.warnings.insert(0, migrated_warning())
     return result
 
 
-def _node(node: Any, index: int, version: int, warnings: list[Issue]) -> dict[str, Any]:
+def migrated_warning() -> Issue:
+    return warning("migrated_from_v1", "This version 1 draft was migrated to version 2 on read.")
+
+
+def assemble(
+    doc: dict[str, Any],
+    nodes: list[dict[str, Any]],
+    edges: list[dict[str, Any]],
+    settings: dict[str, Any],
+) -> dict[str, Any]:
+    """The normalized document from its already-normalized parts."""
+    name = doc.get("name")
+    return {
+        "schema_version": 2,
+        "name": name if isinstance(name, str) else "",
+        "nodes": nodes,
+        "edges": edges,
+        "settings": settings,
+    }
+
+
+def node_kinds(nodes: list[dict[str, Any]]) -> dict[str, str]:
+    """id → kind; with duplicate ids the first node wins (as in the validator)."""
+    kinds: dict[str, str] = {}
+    for node in nodes:
+        kinds.setdefault(node["id"], node["kind"])
+    return kinds
+
+
+def normalize_node(
+    node: Any, index: int, version: int, warnings: list[Issue]
+) -> dict[str, Any]:
     if not isinstance(node, dict):
         raise NotNormalizable(f"nodes.{index} is not an object")
     node_id, kind = node.get("id"), node.get("kind")
     if not isinstance(node_id, str) or not isinstance(kind, str):
         raise NotNormalizable(f"nodes.{index} needs string id and kind")
-    config = node.get("config", {})
+    config = node.get("config")
     if config is None:
         config = {}
     if not isinstance(config, dict):
@@ -74,26 +109,34 @@ def _node(node: Any, index: int, version: int, warnings: list[Issue]) -> dict[st
     if kind == "model" and config.get("model") in (None, ""):
         config["model"] = "llm"
     if version == 1 and kind == "memory":
-        strategy = config.get("strategy")
-        if isinstance(strategy, str) and strategy not in MEMORY_STRATEGIES and strategy != "":
-            config["strategy"] = "window"
-            warnings.append(
-                warning(
-                    "memory_strategy_coerced",
-                    f"Memory strategy {strategy!r} is free text; it runs as 'window'.",
-                    f"nodes.{index}.config.strategy",
-                    node_id,
-                )
-            )
+        _coerce_v1_strategy(config, index, node_id, warnings)
     out: dict[str, Any] = {"id": node_id, "kind": kind}
-    for key in ("name", "x", "y", "group"):
+    for key in LAYOUT_FIELDS:
         if key in node:
             out[key] = node[key]
     out["config"] = config
     return out
 
 
-def _edge(edge: Any, kinds: dict[str, str]) -> dict[str, Any]:
+def _coerce_v1_strategy(
+    config: dict[str, Any], index: int, node_id: str, warnings: list[Issue]
+) -> None:
+    # Version 1 let people type any strategy; it always ran as a window.
+    strategy = config.get("strategy")
+    if isinstance(strategy, str) and strategy not in MEMORY_STRATEGIES and strategy != "":
+        config["strategy"] = "window"
+        shown = strategy if len(strategy) <= 40 else strategy[:40] + "…"
+        warnings.append(
+            warning(
+                "memory_strategy_coerced",
+                f"Memory strategy {shown!r} is free text; it runs as 'window'.",
+                f"nodes.{index}.config.strategy",
+                node_id,
+            )
+        )
+
+
+def normalize_edge(edge: Any, kinds: dict[str, str]) -> dict[str, Any]:
     if not isinstance(edge, dict):
         raise NotNormalizable("an edge is not an object")
     src, dst = edge.get("from"), edge.get("to")
@@ -111,9 +154,12 @@ def _edge(edge: Any, kinds: dict[str, str]) -> dict[str, Any]:
     return {"from": src, "to": dst, "from_port": from_port, "to_port": to_port}
 
 
-def _settings(settings: Any) -> dict[str, Any]:
+def normalize_settings(doc: dict[str, Any]) -> dict[str, Any]:
+    """The three settings with defaults filled in; unknown keys are dropped."""
+    settings = doc.get("settings")
     given = settings if isinstance(settings, dict) else {}
     return {
         name: given[name] if given.get(name) is not None else default
         for name, (_lo, _hi, default) in SETTINGS_RANGES.items()
     }
+

@@ -331,7 +331,8 @@ def registry_document() -> dict[str, Any]:
         "types": list(ALL_TYPES),
         "components": [comp_doc(c) for c in COMPONENTS.values()],
         "conversions": [
-            {"from": src, "to": dst, "description": desc} for (src, dst), desc in CONVERSIONS.items()
+            {"from": src, "to": dst, "description": desc}
+            for (src, dst), desc in CONVERSIONS.items()
         ],
         "condition_operators": [
             {"name": op.name, "argument": op.argument, "help": op.help} for op in OPERATORS.values()
