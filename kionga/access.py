@@ -1,0 +1,65 @@
+"""Project access checks used by every view.
+
+Someone who is not a member of a project gets 404 for its objects, never 403:
+a 403 would confirm that another tenant's object exists.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AnonymousUser, User
+from django.db.models import QuerySet
+
+from kionga.errors import forbidden, not_found
+from kionga.models import Membership, Project, Role
+
+ROLE_RANK: dict[str, int] = {Role.VIEWER: 1, Role.EDITOR: 2, Role.ADMIN: 3}
+
+AnyUser = User | AnonymousUser
+
+
+def parse_project_id(project_id: object) -> int:
+    """Accept 1 or "1"; anything else is a project nobody can see (404)."""
+    if isinstance(project_id, bool):
+        raise not_found("Project not found.")
+    if isinstance(project_id, int):
+        return project_id
+    if isinstance(project_id, str) and project_id.isdigit() and len(project_id) < 19:
+        return int(project_id)
+    raise not_found("Project not found.")
+
+
+def role_of(user: AnyUser, project_id: int) -> str | None:
+    if not user.is_authenticated:
+        return None
+    return (
+        Membership.objects.filter(project_id=project_id, user_id=user.pk)
+        .values_list("role", flat=True)
+        .first()
+    )
+
+
+def check_project_access(user: AnyUser, project_id: object, min_role: str = Role.VIEWER) -> Project:
+    """The project if user has at least min_role in it; 404 if not a member, 403 if too low."""
+    _check_role_name(min_role)
+    pk = parse_project_id(project_id)
+    role = role_of(user, pk)
+    if role is None:
+        raise not_found("Project not found.")
+    if ROLE_RANK[role] < ROLE_RANK[min_role]:
+        raise forbidden(f"This needs the {min_role} role in the project; you are {role}.")
+    return Project.objects.get(pk=pk)
+
+
+def projects_of(user: AnyUser, min_role: str = Role.VIEWER) -> QuerySet[Project]:
+    """Projects where user has at least min_role (for list endpoints and filters)."""
+    _check_role_name(min_role)
+    if not user.is_authenticated:
+        return Project.objects.none()
+    roles = [name for name, rank in ROLE_RANK.items() if rank >= ROLE_RANK[min_role]]
+    return Project.objects.filter(memberships__user_id=user.pk, memberships__role__in=roles)
+
+
+def _check_role_name(role: str) -> None:
+    # A typo in a view's min_role is a programming error, not a client error.
+    if role not in ROLE_RANK:
+        raise ValueError(f"unknown role {role!r}")

@@ -1,0 +1,63 @@
+"""Admin for ops staff. Raw tokens are never shown (they are not stored)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from kionga.models import ApiToken, AuditEvent, Membership, Project
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    extra = 0
+    autocomplete_fields = ["user"]
+
+
+@admin.register(Project)
+class ProjectAdmin(admin.ModelAdmin):
+    list_display = ["id", "slug", "name", "created_at"]
+    search_fields = ["slug", "name"]
+    inlines = [MembershipInline]
+
+
+@admin.register(Membership)
+class MembershipAdmin(admin.ModelAdmin):
+    list_display = ["project", "user", "role"]
+    list_filter = ["role", "project"]
+    autocomplete_fields = ["user", "project"]
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    # Tokens are issued by `manage.py bootstrap` or the API; here only revoke.
+    list_display = ["name", "user", "prefix", "created_at", "last_used_at", "revoked"]
+    list_filter = ["revoked"]
+    search_fields = ["name", "prefix", "user__username"]
+    fields = ["user", "name", "prefix", "token_hash", "created_at", "last_used_at", "revoked"]
+    readonly_fields = ["user", "name", "prefix", "token_hash", "created_at", "last_used_at"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(admin.ModelAdmin):
+    # An audit log that staff could edit would prove nothing: read-only.
+    list_display = ["created_at", "action", "project", "actor", "target_type", "target_id"]
+    list_filter = ["action", "project"]
+    search_fields = ["action", "target_id"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return [field.name for field in AuditEvent._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

@@ -1,0 +1,35 @@
+"""``Authorization: Bearer <token>`` authentication for the public API."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import User
+from rest_framework import exceptions
+from rest_framework.authentication import BaseAuthentication, get_authorization_header
+from rest_framework.request import Request
+
+from kionga.models import ApiToken
+from kionga.tokens import find_token, touch
+
+
+class BearerTokenAuthentication(BaseAuthentication):
+    keyword = b"bearer"
+
+    def authenticate(self, request: Request) -> tuple[User, ApiToken] | None:
+        parts = get_authorization_header(request).split()
+        if not parts or parts[0].lower() != self.keyword:
+            return None  # Not ours: let session authentication try.
+        if len(parts) != 2:
+            raise invalid_token("Malformed Authorization header; use 'Bearer <token>'.")
+        token = find_token(parts[1].decode("latin-1"))
+        if token is None:
+            raise invalid_token("The token is unknown or revoked.")
+        touch(token)
+        return token.user, token
+
+    def authenticate_header(self, request: Request) -> str:
+        # A WWW-Authenticate value makes DRF answer 401 instead of 403.
+        return 'Bearer realm="api"'
+
+
+def invalid_token(message: str) -> exceptions.AuthenticationFailed:
+    return exceptions.AuthenticationFailed(message, code="invalid_token")

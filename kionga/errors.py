@@ -1,0 +1,131 @@
+"""Every API error has one shape: ``{"error": {"code", "message", "details"}}``.
+
+Views raise :class:`APIError` (or a DRF/Django exception); the DRF exception
+handler below and :mod:`kionga.middleware` (for non-DRF routes) render it.
+Codes are stable snake_case strings clients may switch on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404, JsonResponse
+from rest_framework import exceptions as drf
+from rest_framework.response import Response
+from rest_framework.views import set_rollback
+
+# Fallback code per HTTP status, for errors that carry no code of their own.
+STATUS_CODES: dict[int, str] = {
+    400: "bad_request",
+    401: "not_authenticated",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    409: "conflict",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "unprocessable",
+    429: "throttled",
+    500: "internal_error",
+    503: "service_unavailable",
+}
+
+# Order matters: subclasses before their bases.
+_DRF_CODES: list[tuple[type[drf.APIException], str]] = [
+    (drf.ParseError, "invalid_json"),
+    (drf.ValidationError, "invalid_request"),
+    (drf.NotAuthenticated, "not_authenticated"),
+    (drf.AuthenticationFailed, "invalid_token"),
+    (drf.PermissionDenied, "forbidden"),
+    (drf.NotFound, "not_found"),
+    (drf.MethodNotAllowed, "method_not_allowed"),
+    (drf.NotAcceptable, "not_acceptable"),
+    (drf.UnsupportedMediaType, "unsupported_media_type"),
+    (drf.Throttled, "throttled"),
+]
+
+
+class APIError(drf.APIException):
+    """An error with an explicit status and code, e.g. ``APIError(409, "stale_revision", ...)``."""
+
+    def __init__(
+        self, status: int, code: str, message: str, details: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(detail=message, code=code)
+        self.status_code = status
+        self.code = code
+        self.message = message
+        self.details = details or {}
+
+
+def not_found(message: str = "Not found.") -> APIError:
+    return APIError(404, "not_found", message)
+
+
+def forbidden(message: str = "You do not have permission to do this.") -> APIError:
+    return APIError(403, "forbidden", message)
+
+
+def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, "details": details or {}}}
+
+
+def error_response(
+    status: int, code: str, message: str, details: dict[str, Any] | None = None
+) -> JsonResponse:
+    """The error shape for plain Django views and middleware."""
+    return JsonResponse(error_body(code, message, details), status=status)
+
+
+def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """DRF EXCEPTION_HANDLER. Returns None for unexpected errors so they reach handler500."""
+    if isinstance(exc, Http404):
+        exc = drf.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = drf.PermissionDenied()
+    if not isinstance(exc, drf.APIException):
+        return None
+    code, message, details = describe(exc)
+    set_rollback()
+    body = error_body(code, message, details)
+    return Response(body, status=exc.status_code, headers=_headers(exc))
+
+
+def describe(exc: drf.APIException) -> tuple[str, str, dict[str, Any]]:
+    if isinstance(exc, APIError):
+        return exc.code, exc.message, exc.details
+    if isinstance(exc, drf.ValidationError):
+        return "invalid_request", _first_message(exc.detail), _validation_details(exc.detail)
+    code = next((c for cls, c in _DRF_CODES if isinstance(exc, cls)), None)
+    return code or STATUS_CODES.get(exc.status_code, "error"), str(exc.detail), {}
+
+
+def _headers(exc: drf.APIException) -> dict[str, str]:
+    # Same headers DRF's default handler sets; 401 needs WWW-Authenticate.
+    headers: dict[str, str] = {}
+    auth_header = getattr(exc, "auth_header", None)
+    if auth_header:
+        headers["WWW-Authenticate"] = auth_header
+    wait = getattr(exc, "wait", None)
+    if wait:
+        headers["Retry-After"] = str(int(wait))
+    return headers
+
+
+def _validation_details(detail: Any) -> dict[str, Any]:
+    if isinstance(detail, dict):
+        return {"fields": detail}
+    return {"errors": detail if isinstance(detail, list) else [detail]}
+
+
+def _first_message(detail: Any, path: str = "") -> str:
+    """A readable one-liner such as ``name: This field is required.``."""
+    if isinstance(detail, dict) and detail:
+        key, value = next(iter(detail.items()))
+        return _first_message(value, f"{path}.{key}" if path else str(key))
+    if isinstance(detail, list) and detail:
+        return _first_message(detail[0], path)
+    text = str(detail) if detail not in ({}, []) else "The request is invalid."
+    return f"{path}: {text}" if path and path != "non_field_errors" else text

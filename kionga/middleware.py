@@ -1,0 +1,54 @@
+"""JSON errors for /api/ routes that DRF does not handle.
+
+Unknown URLs, Django's own 403/405 answers and crashes would otherwise be
+HTML pages. Crashes still go through Django's normal path first (logging,
+``got_request_exception``, so the test client re-raises them).
+"""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.utils.deprecation import MiddlewareMixin
+
+from kionga.errors import STATUS_CODES, APIError, error_response
+
+_MESSAGES: dict[int, str] = {
+    404: "Not found.",
+    405: "Method not allowed.",
+    500: "Internal server error.",
+}
+
+
+def is_api_path(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+class ApiJsonErrorMiddleware(MiddlewareMixin):
+    # MiddlewareMixin keeps this usable in async mode, so SSE views stay fully async.
+
+    def process_response(
+        self, request: HttpRequest, response: HttpResponseBase
+    ) -> HttpResponseBase:
+        if is_api_path(request) and response.status_code >= 400 and not _is_json(response):
+            return _replace(response)
+        return response
+
+    def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
+        # APIError raised from a plain Django view; DRF views handle it themselves.
+        if isinstance(exc, APIError):
+            return error_response(exc.status_code, exc.code, exc.message, exc.details)
+        return None
+
+
+def _is_json(response: HttpResponseBase) -> bool:
+    return response.get("Content-Type", "").startswith("application/json")
+
+
+def _replace(response: HttpResponseBase) -> HttpResponse:
+    status = response.status_code
+    code = STATUS_CODES.get(status, "error")
+    message = _MESSAGES.get(status, response.reason_phrase or code)
+    replacement = error_response(status, code, message)
+    if response.has_header("Allow"):
+        replacement["Allow"] = response["Allow"]
+    return replacement

@@ -1,0 +1,116 @@
+"""Platform basics: projects (tenants), memberships with roles, API tokens, audit log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+
+
+class Role(models.TextChoices):
+    # Ordered from least to most privileged; kionga.access ranks them.
+    VIEWER = "viewer", "Viewer"
+    EDITOR = "editor", "Editor"
+    ADMIN = "admin", "Admin"
+
+
+class Project(models.Model):
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return self.slug
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.pk,
+            "slug": self.slug,
+            "name": self.name,
+            "created_at": self.created_at.isoformat(),
+        }
+
+
+class Membership(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="kionga_memberships"
+    )
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.VIEWER)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "user"], name="membership_unique_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.project} ({self.role})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"project": self.project.to_dict(), "role": self.role}
+
+
+class ApiToken(models.Model):
+    """A bearer token. Only its SHA-256 is stored: tokens are random, so a fast hash is safe."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(max_length=100)
+    # First characters of the raw token: an indexed, non-secret lookup key.
+    prefix = models.CharField(max_length=8, db_index=True)
+    token_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.pk,
+            "name": self.name,
+            "prefix": self.prefix,
+            "created_at": self.created_at.isoformat(),
+            "last_used_at": self.last_used_at.isoformat() if self.last_used_at else None,
+            "revoked": self.revoked,
+        }
+
+
+class AuditEvent(models.Model):
+    # Nullable links: audit rows outlive the users and projects they mention.
+    project = models.ForeignKey(
+        Project, null=True, blank=True, on_delete=models.SET_NULL, related_name="audit_events"
+    )
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    action = models.CharField(max_length=64)
+    target_type = models.CharField(max_length=64, blank=True)
+    target_id = models.CharField(max_length=64, blank=True)
+    details = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["project", "created_at"], name="audit_project_created")]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.target_type}:{self.target_id}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.pk,
+            "project_id": self.project_id,
+            "actor": self.actor.get_username() if self.actor else None,
+            "action": self.action,
+            "target_type": self.target_type,
+            "target_id": self.target_id,
+            "details": self.details,
+            "created_at": self.created_at.isoformat(),
+        }

@@ -1,0 +1,28 @@
+"""Serializers used only to document platform responses in the OpenAPI schema."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+
+class ErrorDetailSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="Stable snake_case error code.")
+    message = serializers.CharField()
+    details = serializers.DictField()
+
+
+class ErrorSerializer(serializers.Serializer):
+    error = ErrorDetailSerializer()
+
+
+class ProjectRoleSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    role = serializers.ChoiceField(choices=["viewer", "editor", "admin"])
+
+
+class MeSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    projects = ProjectRoleSerializer(many=True)

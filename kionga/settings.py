@@ -1,0 +1,175 @@
+"""Django settings: everything comes from the environment (see README "Configuration").
+
+With nothing set the project still starts (SQLite file under var/, Redis on
+localhost), so a newcomer can run ``bin/demo`` on a bare machine.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+
+from kionga.env import env_bool, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = BASE_DIR / "var"
+
+# The dev default is deliberately recognisable; kionga.checks warns about it
+# when DEBUG is off so it never reaches production unnoticed.
+DEV_SECRET_KEY = "dev-insecure-kionga-secret-key-change-me"
+SECRET_KEY = env_str("DJANGO_SECRET_KEY", DEV_SECRET_KEY)
+DEBUG = env_bool("DJANGO_DEBUG", False)
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["*"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+# Off by default because the quick start is plain http://127.0.0.1.
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "kionga",
+    "designs",
+    "runs",
+    "evaluations",
+    "approvals",
+]
+
+MIDDLEWARE = [
+    # Outermost, so every 4xx/5xx of an /api/ route (unknown URL, CSRF, crash)
+    # passes through it and leaves as JSON.
+    "kionga.middleware.ApiJsonErrorMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "kionga.urls"
+ASGI_APPLICATION = "kionga.asgi.application"
+# No trailing-slash redirects: API clients POSTing to a redirect lose the body.
+APPEND_SLASH = False
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+
+def _default_database_url() -> str:
+    # Embedded default for the quick start; the test suite sets DATABASE_URL.
+    VAR_DIR.mkdir(exist_ok=True)
+    return f"sqlite:///{VAR_DIR / 'kionga.sqlite3'}"
+
+
+DATABASES = {
+    "default": dj_database_url.parse(env_str("DATABASE_URL") or _default_database_url()),
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL = env_str("REDIS_URL") or "redis://127.0.0.1:6379/0"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+# The demo has no web server in front of uvicorn; this lets Django serve the
+# admin's assets itself. Leave it off behind a real proxy.
+KIONGA_SERVE_STATIC = env_bool("KIONGA_SERVE_STATIC", False)
+
+REST_FRAMEWORK = {
+    # Bearer first: its authenticate_header makes DRF answer 401, not 403.
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "kionga.auth.BearerTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "kionga.errors.api_exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Kionga Agent Designer API",
+    "DESCRIPTION": "Design, validate, run, evaluate and publish agent graphs.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    # The schema and docs are public so tools can discover the API.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "SERVE_AUTHENTICATION": [],
+}
+
+# Celery: Redis is both broker and result backend; JSON only (no pickle).
+CELERY_BROKER_URL = REDIS_URL
+CELERY_RESULT_BACKEND = REDIS_URL
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_TIMEZONE = "UTC"
+
+# Product configuration (agent-graph-reference.md "Configuration").
+KIONGA_AGENT_DESIGNER_RUNNER_URL = env_str("KIONGA_AGENT_DESIGNER_RUNNER_URL", "")
+KIONGA_AGENT_DESIGNER_RUNNER_TOKEN = env_str("KIONGA_AGENT_DESIGNER_RUNNER_TOKEN", "")
+KIONGA_AGENT_DESIGNER_CALLBACK_URL = env_str(
+    "KIONGA_AGENT_DESIGNER_CALLBACK_URL", "http://gateway:8087/api/v1"
+)
+KIONGA_NATIVE_AGENT_IMAGE = env_str("KIONGA_NATIVE_AGENT_IMAGE", "")
+KIONGA_DESIGNER_RUNNER_TOKEN = env_str("KIONGA_DESIGNER_RUNNER_TOKEN", "")
+KIONGA_DESIGNER_PORT = env_int("KIONGA_DESIGNER_PORT", 9100)
+KIONGA_DESIGNER_MAX_RUNS = env_int("KIONGA_DESIGNER_MAX_RUNS", 8)
+MLAIOPS_LLM_BACKEND = env_str("MLAIOPS_LLM_BACKEND", "mock")
+MLAIOPS_LLM_MODEL = env_str("MLAIOPS_LLM_MODEL", "")
+MLAIOPS_LLM_BASE_URL = env_str("MLAIOPS_LLM_BASE_URL", "")
+# Empty judge settings mean "use the platform chat model" (reference).
+KIONGA_JUDGE_BACKEND = env_str("KIONGA_JUDGE_BACKEND", "")
+KIONGA_JUDGE_MODEL = env_str("KIONGA_JUDGE_MODEL", "")
+KIONGA_RUN_RETENTION_DAYS = env_int("KIONGA_RUN_RETENTION_DAYS", 30)
+# Regexes (RE2 syntax) whose matches are redacted from stored events and logs.
+KIONGA_SECRET_PATTERNS = env_list(
+    "KIONGA_SECRET_PATTERNS",
+    [
+        r"kio_[A-Za-z0-9_\-]{20,}",
+        r"sk-[A-Za-z0-9_\-]{20,}",
+        r"(?i)bearer\s+[A-Za-z0-9._~+/=\-]{8,}",
+    ],
+)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("KIONGA_LOG_LEVEL", "INFO")},
+    # Every 401/404 would otherwise be a warning line; crashes are still logged.
+    "loggers": {"django.request": {"level": "ERROR"}},
+}

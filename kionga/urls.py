@@ -1,0 +1,21 @@
+"""Public listener (:8000): API, admin, schema/docs, health."""
+
+from django.conf import settings
+from django.contrib import admin
+from django.contrib.staticfiles.views import serve as serve_static
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
+
+from kionga import views
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/v1/", include("kionga.api_urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularRedocView.as_view(url_name="schema"), name="docs"),
+    path("healthz", views.healthz, name="healthz"),
+]
+
+if settings.KIONGA_SERVE_STATIC:
+    # insecure=True serves files without DEBUG; only for the demo (no proxy in front).
+    urlpatterns.append(re_path(r"^static/(?P<path>.*)$", serve_static, {"insecure": True}))
