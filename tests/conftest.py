@@ -1,0 +1,117 @@
+"""Shared fixtures: named people in two tenants, and an authenticated API client.
+
+- ``acme`` project: ``alice`` admin (owner), ``carol`` editor, ``bob`` viewer.
+- ``evil`` project: ``mallory`` admin, an attacker from another tenant.
+- ``charlie``: a signed-up user with no project at all.
+
+``api.client_for(user)`` gives a DRF APIClient sending that user's bearer token.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from rest_framework.test import APIClient
+
+from kionga.models import Membership, Project, Role
+from kionga.tokens import issue_token
+
+
+class Api:
+    """Clients and assertions for API tests."""
+
+    def token_for(self, user: User) -> str:
+        return issue_token(user, name="test")
+
+    def client_for(self, user: User | None) -> APIClient:
+        """An APIClient authenticated with a fresh bearer token; None gives an anonymous one."""
+        client = APIClient()
+        if user is not None:
+            client.credentials(HTTP_AUTHORIZATION=f"Bearer {self.token_for(user)}")
+        return client
+
+    def anon(self) -> APIClient:
+        return APIClient()
+
+    def assert_error(self, response: Any, status: int, code: str) -> dict[str, Any]:
+        """Check the one error shape every API error has; return the inner error object."""
+        assert response.status_code == status, response.content
+        assert response["Content-Type"].startswith("application/json"), response["Content-Type"]
+        body = response.json()
+        assert set(body) == {"error"}, body
+        error = body["error"]
+        assert set(error) == {"code", "message", "details"}, error
+        assert error["code"] == code, error
+        assert isinstance(error["message"], str) and error["message"], error
+        assert isinstance(error["details"], dict), error
+        return dict(error)
+
+
+def make_member(username: str, project: Project | None, role: str = Role.VIEWER) -> User:
+    user = User.objects.create_user(username=username, password=f"{username}-password")
+    if project is not None:
+        Membership.objects.create(project=project, user=user, role=role)
+    return user
+
+
+@pytest.fixture
+def api() -> Api:
+    return Api()
+
+
+@pytest.fixture
+def acme(db: None) -> Project:
+    return Project.objects.create(slug="acme", name="Acme")
+
+
+@pytest.fixture
+def evil(db: None) -> Project:
+    return Project.objects.create(slug="evil", name="Evil Corp")
+
+
+@pytest.fixture
+def alice(acme: Project) -> User:
+    return make_member("alice", acme, Role.ADMIN)
+
+
+@pytest.fixture
+def carol(acme: Project) -> User:
+    return make_member("carol", acme, Role.EDITOR)
+
+
+@pytest.fixture
+def bob(acme: Project) -> User:
+    return make_member("bob", acme, Role.VIEWER)
+
+
+@pytest.fixture
+def mallory(evil: Project) -> User:
+    return make_member("mallory", evil, Role.ADMIN)
+
+
+@pytest.fixture
+def charlie(db: None) -> User:
+    return make_member("charlie", None)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Unexpected console output (stray prints, logged errors) fails a passing test.
+
+    Tests that expect output consume it with ``capsys``/``capfd.readouterr()`` or
+    are marked ``@pytest.mark.allow_output``.
+    """
+    outcome = yield
+    report = outcome.get_result()
+    if call.when != "call" or not report.passed or item.get_closest_marker("allow_output"):
+        return
+    printed = [
+        f"--- {name} ---\n{text}"
+        for name, text in report.sections
+        if name.startswith("Captured std") and text
+    ]
+    if printed:
+        report.outcome = "failed"
+        report.longrepr = "unexpected console output:\n" + "\n".join(printed)
