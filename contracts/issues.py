@@ -35,3 +35,8 @@ def error(code: str, message: str, path: str | None = None, node_id: str | None 
 
 def warning(code: str, message: str, path: str | None = None, node_id: str | None = None) -> Issue:
     return Issue("warning", code, message, path, node_id)
+
+
+def quote(value: str, limit: int = 40) -> str:
+    """A user-supplied string for a message: quoted, and cut short so messages stay small."""
+    return repr(value if len(value) <= limit else value[:limit] + "…")

@@ -1,0 +1,123 @@
+"""validate_graph: every issue of a graph document, its normalized form and its hash.
+
+The checks live in small modules (document, nodes, config, edges, graph shape,
+resources); this one runs them in order, builds the normalized graph when every node
+and edge could be normalized, and sorts the issues into document order.
+
+validate_graph never raises for a JSON document: type problems are issues, and only
+a body that is not an object with `nodes`/`edges` arrays is `invalid_document`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from contracts.hashing import content_sha256
+from contracts.issues import Issue, error
+from contracts.normalize import assemble, migrated_warning, normalize_settings
+from contracts.resources import ResourceCheck, StaticResources, check_resources
+from contracts.validate_document import (
+    check_document_shape,
+    check_name,
+    check_schema_version,
+    check_settings,
+)
+from contracts.validate_edges import check_edges
+from contracts.validate_graph_shape import check_graph_shape
+from contracts.validate_nodes import NodeView, check_nodes
+
+__all__ = [
+    "Report",
+    "ResourceCheck",
+    "StaticResources",
+    "check_document_shape",
+    "validate_graph",
+]
+
+# Issues about the document as a whole come first even though they have no path.
+_DOCUMENT_CODES = frozenset({"invalid_document", "unsupported_schema_version", "migrated_from_v1"})
+_SECTIONS = {"settings": 1, "nodes": 2, "edges": 3}
+
+
+@dataclass
+class Report:
+    runnable: bool
+    issues: list[Issue]
+    graph: dict[str, Any] | None = None
+    content_sha256: str | None = None
+
+    @property
+    def errors(self) -> list[Issue]:
+        return [i for i in self.issues if i.severity == "error"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "runnable": self.runnable,
+            "issues": [i.to_dict() for i in self.issues],
+            "content_sha256": self.content_sha256,
+            "graph": self.graph,
+        }
+
+
+@dataclass
+class _Checked:
+    issues: list[Issue]
+    nodes: list[NodeView] = field(default_factory=list)
+    graph: dict[str, Any] | None = None
+    content_sha256: str | None = None
+
+
+def validate_graph(doc: Any, resources: ResourceCheck | None = None) -> Report:
+    """Validate a submitted graph document (version 1 or 2).
+
+    With `resources`, IDs in the config are checked against the project; without,
+    those checks are skipped. Errors raised by `resources` itself propagate: a
+    database outage is not a problem of the document.
+    """
+    try:
+        checked = _check(doc)
+    except RecursionError:
+        # Only values nested deeper than Python's recursion limit get here.
+        checked = _Checked([error("invalid_document", "The document is nested too deeply.")])
+    if resources is not None:
+        check_resources(checked.nodes, resources, checked.issues)
+    checked.issues.sort(key=_order)
+    runnable = not any(i.severity == "error" for i in checked.issues)
+    return Report(runnable, checked.issues, checked.graph, checked.content_sha256)
+
+
+def _check(doc: Any) -> _Checked:
+    shape = check_document_shape(doc)
+    if shape:
+        return _Checked(shape)
+    unsupported = check_schema_version(doc)
+    if unsupported is not None:
+        # Another version's rules are unknown here: say only that.
+        return _Checked([unsupported])
+    version: int = doc.get("schema_version", 1)
+    issues = [migrated_warning()] if version == 1 else []
+    issues += check_name(doc)
+    issues += check_settings(doc)
+    nodes = check_nodes(doc["nodes"], version, issues)
+    edges = check_edges(doc["edges"], nodes.by_id, issues)
+    check_graph_shape(nodes.by_id, edges.views, issues)
+    checked = _Checked(issues, nodes.views)
+    if nodes.complete and edges.complete:
+        # complete means every node has a view with its normalized form.
+        node_docs = [v.normalized for v in nodes.views if v.normalized is not None]
+        checked.graph = assemble(doc, node_docs, edges.normalized, normalize_settings(doc))
+        checked.content_sha256 = content_sha256(checked.graph)
+    return checked
+
+
+def _order(issue: Issue) -> tuple[int, int]:
+    """Document order: whole-document issues, settings, nodes and edges by index, graph."""
+    if issue.path is None:
+        return (0, 0) if issue.code in _DOCUMENT_CODES else (4, 0)
+    head, _, rest = issue.path.partition(".")
+    section = _SECTIONS.get(head)
+    if section is None:
+        return (0, 0)
+    position = rest.partition(".")[0]
+    return (section, int(position) if position.isdigit() and len(position) < 10 else 0)
