@@ -1,12 +1,11 @@
-"""Public API routes under /api/v1/.
+"""Public API routes under /api/v1/: the platform's own, then each app's ``urls.py``."""
 
-Apps add their routes by appending an ``include`` below (see README "Adding routes").
-"""
-
-from django.urls import path
+from django.urls import URLPattern, URLResolver, path
 
 from kionga import views
+from kionga.app_urls import app_url_includes
 
-urlpatterns = [
+urlpatterns: list[URLPattern | URLResolver] = [
     path("me", views.me, name="me"),
+    *app_url_includes("urls"),
 ]
