@@ -124,6 +124,9 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Kionga Agent Designer API",
     "DESCRIPTION": "Design, validate, run, evaluate and publish agent graphs.",
     "VERSION": "1.0.0",
+    # 3.1 schemas are plain JSON Schema (nullable = type [..., "null"]), so tests can
+    # validate every API answer against the document with jsonschema.
+    "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # The schema and docs are public so tools can discover the API.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],

@@ -4,12 +4,14 @@
 - ``evil`` project: ``mallory`` admin, an attacker from another tenant.
 - ``charlie``: a signed-up user with no project at all.
 
-``api.client_for(user)`` gives a DRF APIClient sending that user's bearer token.
+``api.client_for(user)`` gives a DRF APIClient sending that user's bearer token;
+every JSON answer it receives is validated against the OpenAPI document
+(tests/openapi_check.py).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -17,6 +19,21 @@ from rest_framework.test import APIClient
 
 from kionga.models import Membership, Project, Role
 from kionga.tokens import issue_token
+from tests.openapi_check import check_response
+
+if TYPE_CHECKING:  # Only the type stubs define it.
+    from rest_framework.response import _MonkeyPatchedResponse
+
+
+class CheckedClient(APIClient):
+    """APIClient that fails the test when a documented answer does not match its schema."""
+
+    def request(self, **kwargs: Any) -> _MonkeyPatchedResponse:  # type: ignore[override]
+        response = super().request(**kwargs)
+        if response.get("Content-Type", "").startswith("application/json"):
+            method, path = kwargs["REQUEST_METHOD"], kwargs["PATH_INFO"]
+            check_response(method, path, response.status_code, response.json())
+        return response
 
 
 class Api:
@@ -27,13 +44,13 @@ class Api:
 
     def client_for(self, user: User | None) -> APIClient:
         """An APIClient authenticated with a fresh bearer token; None gives an anonymous one."""
-        client = APIClient()
+        client = CheckedClient()
         if user is not None:
             client.credentials(HTTP_AUTHORIZATION=f"Bearer {self.token_for(user)}")
         return client
 
     def anon(self) -> APIClient:
-        return APIClient()
+        return CheckedClient()
 
     def assert_error(self, response: Any, status: int, code: str) -> dict[str, Any]:
         """Check the one error shape every API error has; return the inner error object."""
