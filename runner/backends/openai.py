@@ -1,0 +1,118 @@
+"""Any OpenAI-compatible chat completions server (vLLM, llama.cpp, Ollama, OpenAI...).
+
+POST {MLAIOPS_LLM_BASE_URL}/chat/completions with stream=true; Server-Sent Events
+`data:` chunks until `[DONE]`. `stream_options.include_usage` asks for a final usage
+chunk; servers that send none are counted like the mock (words in + words out).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+
+from runner.backends import Completion, Messages, OnDelta, count_words
+from runner.failures import NodeFailure
+from runner.request import LLMConfig
+
+
+class OpenAIBackend:
+    name = "openai"
+    can_judge = True
+
+    def __init__(
+        self, config: LLMConfig, transport: httpx.AsyncBaseTransport | None = None
+    ) -> None:
+        self.config = config
+        self._transport = transport  # tests may inject one; normally real HTTP
+
+    async def complete(self, messages: Messages, on_delta: OnDelta) -> Completion:
+        if not self.config.base_url:
+            raise NodeFailure("node_error", "MLAIOPS_LLM_BASE_URL is not set (openai backend)")
+        url = self.config.base_url.rstrip("/") + "/chat/completions"
+        body = {
+            "model": self.config.model,
+            "messages": messages,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        headers = {"Accept": "text/event-stream"}
+        if self.config.api_key:
+            headers["Authorization"] = f"Bearer {self.config.api_key}"
+        timeout = httpx.Timeout(self.config.read_timeout, connect=self.config.connect_timeout)
+        try:
+            async with httpx.AsyncClient(timeout=timeout, transport=self._transport) as client:
+                async with client.stream("POST", url, json=body, headers=headers) as response:
+                    if response.status_code >= 400:
+                        await response.aread()
+                        raise _http_failure(response)
+                    text, tokens = await _read(response, on_delta)
+        except httpx.TimeoutException as exc:
+            raise NodeFailure("timeout", f"the model server timed out: {exc}") from None
+        except httpx.HTTPError as exc:
+            raise NodeFailure(
+                "resource_unavailable", f"the model server cannot be reached: {exc}"
+            ) from None
+        if tokens is None:
+            tokens = count_words(messages) + len(text.split())
+        return Completion(text, tokens)
+
+
+async def _read(response: httpx.Response, on_delta: OnDelta) -> tuple[str, int | None]:
+    parts: list[str] = []
+    tokens: int | None = None
+    if "text/event-stream" not in response.headers.get("content-type", "text/event-stream"):
+        # A server that ignored stream=true: one JSON answer.
+        doc = json.loads(await response.aread())
+        text = _message_text(doc)
+        if text:
+            await on_delta(text)
+        return text, _usage(doc)
+    async for line in response.aiter_lines():
+        if not line.startswith("data:"):
+            continue  # comments, event:/id: lines, blank separators
+        data = line[5:].strip()
+        if data == "[DONE]":
+            break
+        try:
+            chunk = json.loads(data)
+        except ValueError:
+            raise NodeFailure("node_error", "the model server sent a malformed chunk") from None
+        if isinstance(chunk.get("error"), dict):
+            message = chunk["error"].get("message") or "error"
+            raise NodeFailure("node_error", f"the model server failed: {message}")
+        tokens = _usage(chunk) if chunk.get("usage") else tokens
+        for choice in chunk.get("choices") or []:
+            piece = (choice.get("delta") or {}).get("content")
+            if isinstance(piece, str) and piece:
+                parts.append(piece)
+                await on_delta(piece)
+    return "".join(parts), tokens
+
+
+def _usage(doc: dict[str, Any]) -> int | None:
+    usage = doc.get("usage")
+    if not isinstance(usage, dict):
+        return None
+    total = usage.get("total_tokens")
+    if isinstance(total, int):
+        return total
+    parts = [usage.get("prompt_tokens"), usage.get("completion_tokens")]
+    return sum(p for p in parts if isinstance(p, int)) if any(parts) else None
+
+
+def _message_text(doc: dict[str, Any]) -> str:
+    choices = doc.get("choices") or [{}]
+    content = (choices[0].get("message") or {}).get("content")
+    return content if isinstance(content, str) else ""
+
+
+def _http_failure(response: httpx.Response) -> NodeFailure:
+    status = response.status_code
+    detail = response.text[:300]
+    if status in (401, 403, 404):
+        return NodeFailure("resource_denied", f"the model server refused the request ({status})")
+    if status == 429 or status >= 500:
+        return NodeFailure("resource_unavailable", f"the model server answered {status}: {detail}")
+    return NodeFailure("node_error", f"the model server answered {status}: {detail}")

@@ -1,0 +1,62 @@
+"""approval: ask a person through the gateway and wait for the decision by polling.
+
+approve → `approved` with the incoming value; reject → `rejected` with the comment;
+no decision within timeout_seconds → `rejected` with reason `expired` (the gateway
+marks the request expired on its side too). If the run is cancelled while waiting,
+the gateway cancels the request when it revokes the run's credential.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from contracts.conversions import to_text
+from contracts.types import PortType
+from runner.components.prompt import substitute
+from runner.context import NodeContext, NodeOutput
+from runner.failures import NodeFailure
+
+# Seconds per "second" of timeout_seconds; tests shrink it to exercise expiry.
+SECOND = 1.0
+DEFAULT_MESSAGE = "Approve this step?"
+
+
+async def run_approval(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
+    text = to_text(value, vtype)
+    message = substitute(ctx.setting("message"), text) or DEFAULT_MESSAGE
+    timeout = ctx.int_setting("timeout_seconds")
+    redactor = ctx.run.redactor
+    created = await ctx.run.resources.create_approval(
+        ctx.node_id, redactor.preview(message), redactor.preview(text), timeout
+    )
+    approval_id = created.get("id")
+    if not isinstance(approval_id, str) or not approval_id:
+        raise NodeFailure("node_error", "the approval request was not created")
+    emitter = ctx.run.emitter
+    emitter.event("approval.requested", node_id=ctx.node_id, approval_id=approval_id)
+    status, comment = await _wait(ctx, approval_id, time.monotonic() + timeout * SECOND)
+    if status == "approved":
+        port, reason, out = "approved", "approved", text
+    elif status == "rejected":
+        port, reason, out = "rejected", "rejected", comment
+    else:  # expired (or cancelled by someone else): the rejected branch, with the reason
+        port, reason, out = "rejected", status, comment or status
+    emitter.event("approval.resolved", node_id=ctx.node_id, approval_id=approval_id,
+                  port=port, reason=reason)
+    return NodeOutput(port, out, reason=reason)
+
+
+async def _wait(ctx: NodeContext, approval_id: str, deadline: float) -> tuple[str, str]:
+    poll = max(ctx.run.request.approval_poll_seconds, 0.001)
+    while True:
+        answer = await ctx.run.resources.get_approval(approval_id)
+        status = answer.get("status")
+        if status in ("approved", "rejected", "expired", "cancelled"):
+            comment = answer.get("comment")
+            return str(status), comment if isinstance(comment, str) else ""
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return "expired", ""
+        await asyncio.sleep(min(poll, left))

@@ -1,0 +1,36 @@
+"""model: `llm` is the platform model (the configured backend, streamed); anything else
+is a Kionga model ID asked through the gateway's models/{id}/predict."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from contracts.conversions import text_to_chat
+from contracts.types import PortType
+from runner.context import NodeContext, NodeOutput
+from runner.failures import NodeFailure
+
+
+def messages_for(ctx: NodeContext, value: Any, vtype: PortType) -> list[dict[str, Any]]:
+    turns = value if vtype == "chat" else text_to_chat(value)
+    system = ctx.setting("system")
+    head = [{"role": "system", "content": system}] if system.strip() else []
+    return head + [t for t in turns if isinstance(t, dict)]
+
+
+async def run_model(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
+    messages = messages_for(ctx, value, vtype)
+    model = ctx.setting("model").strip() or "llm"
+    if model == "llm":
+        completion = await ctx.run.backend.complete(messages, ctx.delta)
+        ctx.flush_delta()
+        return NodeOutput("out", completion.text, text=completion.text, tokens=completion.tokens)
+    answer = await ctx.run.resources.predict(model, messages)
+    text = answer.get("text")
+    if not isinstance(text, str):
+        raise NodeFailure("node_error", f"model {model} answered without text")
+    usage = answer.get("usage")
+    tokens = usage.get("tokens") if isinstance(usage, dict) else None
+    if not isinstance(tokens, int):
+        tokens = sum(len(str(m.get("content", "")).split()) for m in messages) + len(text.split())
+    return NodeOutput("out", text, text=text, tokens=tokens)

@@ -1,0 +1,81 @@
+"""tool, api, knowledge and storage: calls through the run's ResourceClient.
+
+tool and api have side effects: they run only when the run allows them, otherwise
+they fail with side_effects_not_allowed (and their error port applies).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from contracts.conversions import to_text
+from contracts.types import PortType
+from runner.components.prompt import substitute
+from runner.context import NodeContext, NodeOutput
+from runner.failures import NodeFailure
+
+_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"})
+
+
+def _require_side_effects(ctx: NodeContext) -> None:
+    if not ctx.run.request.allow_side_effects:
+        raise NodeFailure(
+            "side_effects_not_allowed",
+            f"{ctx.kind} node {ctx.node_id} has side effects; this run does not allow them",
+        )
+
+
+async def run_tool(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
+    _require_side_effects(ctx)
+    answer = await ctx.run.resources.invoke_function(ctx.required("tool").strip(), value)
+    return NodeOutput("out", answer.get("output"))
+
+
+def parse_request(spec: str) -> tuple[str, str]:
+    """`METHOD /path` (default POST /)."""
+    parts = spec.split(None, 1)
+    method = parts[0].upper() if parts else "POST"
+    path = parts[1].strip() if len(parts) > 1 else "/"
+    if method not in _METHODS or not path.startswith("/"):
+        raise NodeFailure("node_error", f"request must look like 'POST /path', not {spec!r}")
+    return method, path
+
+
+async def run_api(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
+    _require_side_effects(ctx)
+    method, path = parse_request(ctx.setting("request"))
+    connection = ctx.required("connection").strip()
+    answer = await ctx.run.resources.invoke_connection(connection, method, path, value)
+    status = answer.get("status", 200)
+    if isinstance(status, int) and status >= 400:
+        raise NodeFailure("node_error", f"{method} {path} answered {status}")
+    return NodeOutput("out", answer.get("body"))
+
+
+async def run_knowledge(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
+    query = substitute(ctx.setting("query"), to_text(value, vtype))
+    limit = ctx.int_setting("limit")
+    answer = await ctx.run.resources.search_knowledge(
+        ctx.required("knowledge_base").strip(), query, limit
+    )
+    documents = answer.get("documents")
+    if not isinstance(documents, list):
+        raise NodeFailure("node_error", "the knowledge base answered without documents")
+    return NodeOutput("out", [_document(d) for d in documents[:limit]])
+
+
+async def run_storage(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
+    # The input is optional: unconnected, the key template sees an empty {input}.
+    text = "" if value is None else to_text(value, vtype)
+    key = substitute(ctx.setting("key"), text)
+    answer = await ctx.run.resources.read_object(ctx.required("dataset").strip(), key)
+    content = answer.get("text")
+    if not isinstance(content, str):
+        raise NodeFailure("node_error", f"object {key!r} has no text")
+    return NodeOutput("out", [{"text": content, "key": answer.get("key", key)}])
+
+
+def _document(doc: Any) -> dict[str, Any]:
+    if isinstance(doc, dict) and isinstance(doc.get("text"), str):
+        return doc
+    return {"text": doc if isinstance(doc, str) else str(doc)}

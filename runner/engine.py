@@ -1,0 +1,221 @@
+"""Public entry point: run one normalized graph and stream its events.
+
+    result = await run_graph(request, resources=client, emit=sink, cancel=event)
+
+`emit` receives every event dict (run-event.v1) in seq order; it may be a plain
+function or a coroutine function. Exactly one terminal event (run.completed,
+run.failed or run.cancelled) is emitted, last; nothing follows it. The gateway
+computes cost from `usage.tokens`; the engine does not.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+from typing import Any
+
+from runner.backends import ModelBackend, make_backend
+from runner.budgets import Budgets
+from runner.context import RunContext, RunSubflow, SubflowOutcome
+from runner.events import EmitFn, Emitter, ForwardingEmitter
+from runner.failures import ERROR_PORT_CODES, NodeFailure
+from runner.plan import InvalidGraph, Plan, compile_graph
+from runner.redact import Redactor
+from runner.request import RunRequest, RunResult
+from runner.resources import ResourceClient
+from runner.scheduler import Ending, Scheduler
+
+__all__ = ["RunRequest", "RunResult", "run_graph", "run_graph_sync"]
+
+# Subflows calling subflows: the artifact check forbids cycles; this bounds depth anyway.
+MAX_SUBFLOW_DEPTH = 8
+
+
+async def run_graph(
+    request: RunRequest,
+    *,
+    resources: ResourceClient,
+    emit: EmitFn | None,
+    cancel: asyncio.Event | None = None,
+    backend: ModelBackend | None = None,
+) -> RunResult:
+    emitter = Emitter(emit)
+    secrets = [*request.secrets, *resources.secret_values()]
+    try:
+        redactor = Redactor(secrets, request.secret_patterns)
+    except re.error as exc:
+        redactor = Redactor(secrets)
+        emitter.event("run.started")
+        bad = Ending("failed", error={"code": "node_error",
+                                      "message": f"a secret pattern is not a valid regex: {exc}"},
+                     reason="invalid_request")
+        return await _finish(emitter, redactor, bad, Budgets({}))
+    emitter.event("run.started")
+    try:
+        plan = compile_graph(request.graph)
+    except InvalidGraph as exc:
+        bad = Ending("failed", error={"code": "node_error", "message": str(exc)},
+                     node_id=exc.node_id, reason="invalid_graph")
+        return await _finish(emitter, redactor, bad, Budgets({}))
+    budgets = Budgets(plan.settings)
+    if request.stop_after and request.stop_after not in plan.nodes:
+        bad = Ending("failed", error={"code": "node_error", "message":
+                                      f"stop_after names no node: {request.stop_after!r}"},
+                     reason="invalid_request")
+        return await _finish(emitter, redactor, bad, budgets)
+    ctx = RunContext(request, resources, backend or make_backend(request.llm), redactor,
+                     emitter, _unavailable, request.input)
+    ctx.run_subflow = _Subflows(request).bind(ctx, depth=1)
+    scheduler = Scheduler(plan, ctx, budgets, request.stop_after)
+    main = asyncio.ensure_future(scheduler.run())
+    try:
+        ending = await _supervise(main, cancel, budgets.timeout_seconds)
+    except asyncio.CancelledError:
+        # Our own caller cancelled us: still end the run properly, then obey.
+        await _stop(main)
+        await _finish(emitter, redactor, None, budgets)
+        raise
+    return await _finish(emitter, redactor, ending, budgets)
+
+
+async def _supervise(main: asyncio.Future[Ending], cancel: asyncio.Event | None,
+                     timeout: float) -> Ending | None:
+    """The scheduler's ending, None when cancelled, or a timeout ending."""
+    waiter = asyncio.ensure_future(cancel.wait()) if cancel is not None else None
+    try:
+        pending: set[asyncio.Future[Any]] = {main} if waiter is None else {main, waiter}
+        done, _ = await asyncio.wait(pending, timeout=timeout,
+                                     return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        if waiter is not None:
+            waiter.cancel()
+    if main in done:
+        try:
+            return main.result()
+        except Exception as exc:  # an engine bug must still end the run with one event
+            return Ending("failed", error={"code": "node_error", "message": f"engine error: {exc}"},
+                          reason="engine_error")
+    await _stop(main)
+    if waiter is not None and waiter in done:
+        return None
+    return Ending("failed", error={"code": "timeout", "message":
+                                   f"the run took longer than timeout_seconds ({timeout:g} s)"},
+                  reason="timeout", budget="timeout_seconds")
+
+
+async def _stop(main: asyncio.Future[Ending]) -> None:
+    main.cancel()
+    try:
+        await main
+    except BaseException:  # noqa: BLE001 - cancelled or failed: either way it is over
+        pass
+
+
+async def _finish(emitter: Emitter, redactor: Redactor, ending: Ending | None,
+                  budgets: Budgets) -> RunResult:
+    usage = {"tokens": budgets.tokens}
+    result = RunResult("cancelled", usage=usage, steps=budgets.steps)
+    if ending is None:
+        result.error = {"code": "cancelled", "message": "the run was cancelled"}
+        result.reason = "cancelled"
+        emitter.event("run.cancelled", error=result.error, reason="cancelled", usage=usage)
+    elif ending.status == "completed":
+        result.status = "completed"
+        result.output = None if ending.output is None else redactor.output(ending.output)
+        emitter.event("run.completed", output=result.output, usage=usage)
+    else:
+        result.status, result.error, result.reason = "failed", ending.error, ending.reason
+        result.node_id = ending.node_id
+        fields: dict[str, Any] = {"error": ending.error, "reason": ending.reason, "usage": usage}
+        if ending.node_id is not None:
+            fields["node_id"] = ending.node_id
+        if ending.budget is not None:
+            fields["budget"] = ending.budget
+        emitter.event("run.failed", **fields)
+    await emitter.drain()
+    result.events = emitter.stored
+    return result
+
+
+async def _unavailable(node_id: str, version: str, text: str) -> SubflowOutcome:
+    raise NodeFailure("node_error", "subflows are not available here")
+
+
+class _Subflows:
+    """Runs published versions for subflow, map and loop nodes (nested, own budgets)."""
+
+    def __init__(self, request: RunRequest) -> None:
+        self.request = request
+        self._plans: dict[str, Plan] = {}  # compiled once per run, shared by every depth
+
+    def bind(self, parent: RunContext, depth: int) -> RunSubflow:
+        async def run(node_id: str, version: str, text: str) -> SubflowOutcome:
+            return await self._run(parent, depth, node_id, version, text)
+
+        return run
+
+    async def _run(self, parent: RunContext, depth: int, node_id: str, version: str,
+                   text: str) -> SubflowOutcome:
+        if depth > MAX_SUBFLOW_DEPTH:
+            raise NodeFailure("node_error", f"subflows nest deeper than {MAX_SUBFLOW_DEPTH}")
+        plan = self._plan(version)
+        ctx = RunContext(parent.request, parent.resources, parent.backend, parent.redactor,
+                         ForwardingEmitter(parent.emitter, node_id), _unavailable, text)
+        ctx.run_subflow = self.bind(ctx, depth + 1)
+        budgets = Budgets(plan.settings)
+        try:
+            async with asyncio.timeout(budgets.timeout_seconds):
+                ending = await Scheduler(plan, ctx, budgets).run()
+        except TimeoutError:
+            raise NodeFailure("timeout", f"subflow {version} took longer than its "
+                                         f"timeout_seconds ({budgets.timeout_seconds} s)") from None
+        if ending.status != "completed":
+            error = ending.error or {"code": "node_error", "message": "failed"}
+            code = error["code"] if error["code"] in ERROR_PORT_CODES else "node_error"
+            where = f" at {ending.node_id}" if ending.node_id else ""
+            raise NodeFailure(code, f"subflow {version} failed{where}: {error['message']}")
+        return SubflowOutcome(ending.output or "", budgets.tokens)
+
+    def _plan(self, version: str) -> Plan:
+        if version not in self._plans:
+            graph = self.request.subflows.get(version)
+            if graph is None:
+                raise NodeFailure("node_error", f"subflow version {version} was not provided")
+            try:
+                self._plans[version] = compile_graph(graph)
+            except InvalidGraph as exc:
+                raise NodeFailure("node_error", f"subflow {version}: {exc}") from None
+        return self._plans[version]
+
+
+def run_graph_sync(
+    request: RunRequest,
+    *,
+    resources: ResourceClient,
+    emit: EmitFn | None,
+    cancel: threading.Event | None = None,
+    backend: ModelBackend | None = None,
+) -> RunResult:
+    """run_graph for synchronous callers (a Celery task): its own event loop.
+
+    `cancel` is a threading.Event another thread may set (e.g. on a revoke).
+    """
+
+    async def main() -> RunResult:
+        stop = asyncio.Event()
+        watcher = asyncio.ensure_future(_watch(cancel, stop)) if cancel is not None else None
+        try:
+            return await run_graph(request, resources=resources, emit=emit, cancel=stop,
+                                   backend=backend)
+        finally:
+            if watcher is not None:
+                watcher.cancel()
+
+    return asyncio.run(main())
+
+
+async def _watch(flag: threading.Event, stop: asyncio.Event) -> None:
+    while not flag.is_set():
+        await asyncio.sleep(0.05)
+    stop.set()

@@ -1,0 +1,47 @@
+"""Failure codes and the exception components raise to report one."""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+FailureCode = Literal[
+    "node_error",
+    "timeout",
+    "resource_denied",
+    "resource_unavailable",
+    "side_effects_not_allowed",
+    "budget_exceeded",
+    "cancelled",
+]
+
+FAILURE_CODES: Final[tuple[str, ...]] = (
+    "node_error",
+    "timeout",
+    "resource_denied",
+    "resource_unavailable",
+    "side_effects_not_allowed",
+    "budget_exceeded",
+    "cancelled",
+)
+
+# Only transient-looking failures are worth another attempt (reference, Execution).
+RETRYABLE: Final = frozenset({"timeout", "node_error", "resource_unavailable"})
+
+# Failures that may travel down a connected `error` port instead of failing the run.
+# budget_exceeded and cancelled end the run no matter what is wired.
+ERROR_PORT_CODES: Final = frozenset(
+    {"node_error", "timeout", "resource_denied", "resource_unavailable",
+     "side_effects_not_allowed"}
+)
+
+
+class NodeFailure(Exception):
+    """A component failed; `code` is one of FAILURE_CODES, `message` is for people."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def to_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}

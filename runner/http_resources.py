@@ -1,0 +1,111 @@
+"""HttpResources: the ResourceClient of production, over the gateway's internal listener.
+
+See runner.resources for the request and response JSON of every call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from runner.resources import ResourceError
+
+
+class HttpResources:
+    def __init__(self, base_url: str, run_credential: str, *, timeout: float = 30.0,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+        # A trailing slash makes relative paths join under /api/v1/ instead of replacing it.
+        self.base_url = base_url.rstrip("/") + "/"
+        self._credential = run_credential
+        self._client = httpx.AsyncClient(
+            base_url=self.base_url,
+            headers={"Authorization": f"Bearer {run_credential}", "Accept": "application/json"},
+            timeout=timeout,
+            transport=transport,
+        )
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    def secret_values(self) -> Sequence[str]:
+        return [self._credential]
+
+    async def predict(self, model_id: str, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        return await self._call("POST", f"models/{_seg(model_id)}/predict",
+                                json={"messages": messages})
+
+    async def invoke_function(self, name: str, input: Any) -> dict[str, Any]:
+        return await self._call("POST", f"functions/{_seg(name)}/invoke", json={"input": input})
+
+    async def invoke_connection(
+        self, connection_id: str, method: str, path: str, body: Any
+    ) -> dict[str, Any]:
+        return await self._call(
+            "POST", f"agent-api-connections/{_seg(connection_id)}/invoke",
+            json={"method": method, "path": path, "body": body},
+        )
+
+    async def search_knowledge(
+        self, knowledge_base_id: str, query: str, limit: int
+    ) -> dict[str, Any]:
+        return await self._call("POST", f"knowledge-bases/{_seg(knowledge_base_id)}/search",
+                                json={"query": query, "limit": limit})
+
+    async def read_object(self, dataset_id: str, key: str) -> dict[str, Any]:
+        return await self._call("GET", f"datasets/{_seg(dataset_id)}/object",
+                                params={"key": key})
+
+    async def create_approval(
+        self, node_id: str, message: str, preview: str, timeout_seconds: int
+    ) -> dict[str, Any]:
+        return await self._call("POST", "agent-approvals", json={
+            "node_id": node_id, "message": message, "preview": preview,
+            "timeout_seconds": timeout_seconds,
+        })
+
+    async def get_approval(self, approval_id: str) -> dict[str, Any]:
+        return await self._call("GET", f"agent-approvals/{_seg(approval_id)}")
+
+    async def _call(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+        try:
+            response = await self._client.request(method, path, **kwargs)
+        except httpx.HTTPError as exc:  # connection refused, reset, timeouts
+            raise ResourceError("resource_unavailable",
+                                f"{path}: the gateway cannot be reached ({type(exc).__name__})"
+                                ) from None
+        if response.status_code >= 400:
+            raise _failure(path, response)
+        try:
+            body = response.json()
+        except ValueError:
+            raise ResourceError("node_error", f"{path}: the answer is not JSON") from None
+        if not isinstance(body, dict):
+            raise ResourceError("node_error", f"{path}: the answer is not a JSON object")
+        return body
+
+
+def _seg(value: str) -> str:
+    return quote(value, safe="")
+
+
+def _failure(path: str, response: httpx.Response) -> ResourceError:
+    status = response.status_code
+    message = _message(response) or f"HTTP {status}"
+    if status in (401, 403, 404):
+        return ResourceError("resource_denied", f"{path}: {message}")
+    if status == 429 or status >= 500:
+        return ResourceError("resource_unavailable", f"{path}: {message}")
+    return ResourceError("node_error", f"{path}: {message}")
+
+
+def _message(response: httpx.Response) -> str:
+    try:
+        error = response.json().get("error")
+    except (ValueError, AttributeError):
+        return ""
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return str(error["message"])[:500]
+    return ""

@@ -1,0 +1,63 @@
+"""What a run is asked to do (RunRequest) and how it ended (RunResult)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+RunStatus = Literal["completed", "failed", "cancelled"]
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """The platform chat model behind `model: llm` (MLAIOPS_LLM_* on the runner).
+
+    Passed in by the caller; the engine never reads Django settings or the
+    environment itself.
+    """
+
+    backend: str = "mock"  # MLAIOPS_LLM_BACKEND: mock | openai
+    model: str = ""  # MLAIOPS_LLM_MODEL
+    base_url: str = ""  # MLAIOPS_LLM_BASE_URL, e.g. http://llm:8000/v1
+    api_key: str = ""  # optional bearer key for the OpenAI-compatible server
+    connect_timeout: float = 10.0
+    read_timeout: float = 60.0
+
+
+@dataclass
+class RunRequest:
+    """One run of a normalized graph (contracts.normalize(doc).graph).
+
+    `subflows` maps published version IDs to their normalized graphs (the verified
+    artifacts the gateway hands over); subflow, map and loop nodes run them.
+    `secrets` are literal values to redact (resource secrets, the run credential);
+    `secret_patterns` are regexes to redact.
+    """
+
+    graph: dict[str, Any]
+    input: str = ""
+    session_id: str | None = None
+    history: list[dict[str, Any]] = field(default_factory=list)
+    allow_side_effects: bool = False
+    stop_after: str | None = None
+    subflows: dict[str, dict[str, Any]] = field(default_factory=dict)
+    secrets: list[str] = field(default_factory=list)
+    secret_patterns: list[str] = field(default_factory=list)
+    llm: LLMConfig = field(default_factory=LLMConfig)
+    # Tuning, mostly for tests: per-kind node timeouts overriding the registry,
+    # the pause before a retry, and how often a pending approval is polled.
+    node_timeouts: dict[str, float] = field(default_factory=dict)
+    retry_delay_seconds: float = 0.2
+    approval_poll_seconds: float = 1.0
+
+
+@dataclass
+class RunResult:
+    status: RunStatus
+    output: str | None = None  # redacted, ≤ 64 KiB; None when the output node was skipped
+    error: dict[str, str] | None = None  # {code, message}, redacted
+    node_id: str | None = None  # the node at fault, when there is one
+    reason: str | None = None  # node_failed, budget_exceeded, timeout, cancelled, ...
+    usage: dict[str, int] = field(default_factory=lambda: {"tokens": 0})
+    events: int = 0  # stored events emitted (node.delta excluded)
+    steps: int = 0  # nodes that ran

@@ -1,0 +1,216 @@
+"""The scheduler loop: decide ready nodes in waves, run them, apply their outputs.
+
+Nodes become ready when all their inbound edges have resolved. Ready nodes are
+decided in waves, each wave in node-id order: a node is skipped when no inbound
+edge carried a value (or, for join `all`, when one did not), otherwise it starts.
+Pure components run inline; the others run as tasks, so independent branches
+overlap and their events interleave. Nodes made ready by a completion join the
+next wave, so nodes ready at the same time always start in node-id order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from contracts.conversions import to_text
+from contracts.types import PortType
+from runner.budgets import BudgetExceeded, Budgets
+from runner.components import ASYNC, PURE
+from runner.context import NodeContext, NodeOutput, RunContext
+from runner.failures import ERROR_PORT_CODES, RETRYABLE, NodeFailure
+from runner.plan import NodeSpec, Plan
+from runner.redact import StreamRedactor
+from runner.state import RunState
+
+log = logging.getLogger(__name__)
+
+Done = tuple[NodeSpec, NodeOutput | None, NodeFailure | None]
+
+
+@dataclass(slots=True)
+class Ending:
+    status: str  # completed | failed
+    output: str | None = None
+    error: dict[str, str] | None = None
+    node_id: str | None = None
+    reason: str | None = None
+    budget: str | None = None
+
+
+def budget_ending(exceeded: BudgetExceeded) -> Ending:
+    return Ending("failed", error={"code": "budget_exceeded", "message": exceeded.message},
+                  reason="budget_exceeded", budget=exceeded.budget)
+
+
+class Scheduler:
+    def __init__(self, plan: Plan, ctx: RunContext, budgets: Budgets,
+                 stop_after: str | None = None) -> None:
+        self.plan = plan
+        self.ctx = ctx
+        self.budgets = budgets
+        self.stop_after = stop_after
+        self.state = RunState(plan)
+        self.emitter = ctx.emitter
+        self.redactor = ctx.redactor
+        self.tasks: dict[str, asyncio.Task[None]] = {}
+        self.done: asyncio.Queue[Done] = asyncio.Queue()
+
+    async def run(self) -> Ending:
+        try:
+            return await self._loop()
+        finally:
+            await self._cancel_tasks()
+
+    async def _loop(self) -> Ending:
+        wave = list(self.plan.roots)
+        while wave or self.tasks:
+            if wave:
+                wave.sort()
+                following: list[str] = []
+                for node_id in wave:
+                    ending = self._decide(self.plan.nodes[node_id], following)
+                    if ending is not None:
+                        return ending
+                wave = following
+                continue
+            finished = [await self.done.get()]
+            while not self.done.empty():
+                finished.append(self.done.get_nowait())
+            for spec, out, failure in finished:
+                self.tasks.pop(spec.id, None)
+                ending = (self._completed(spec, out, wave) if out is not None
+                          else self._failed(spec, failure or NodeFailure("node_error", "?"), wave))
+                if ending is not None:
+                    return ending
+        state = self.state
+        return Ending("completed", output=state.output if state.output_seen else None)
+
+    def _decide(self, spec: NodeSpec, ready: list[str]) -> Ending | None:
+        arrivals = self.state.inputs(spec.id)
+        if spec.inbound and (not arrivals or (
+            spec.kind == "join" and len(arrivals) < len(spec.inbound)
+            and spec.config.get("require") == "all"
+        )):
+            self.emitter.event("node.skipped", node_id=spec.id)
+            self.state.fire(spec, None, None, ready)
+            if spec.id == self.stop_after:
+                return Ending("completed", output=None)
+            return None
+        exceeded = self.budgets.take_step()
+        if exceeded is not None:
+            return budget_ending(exceeded)
+        self.emitter.event("node.started", node_id=spec.id, kind=spec.kind, attempt=1)
+        value: Any = None
+        vtype: PortType = "text"
+        if arrivals:  # several values (not a join): the first by source id wins
+            value, vtype = arrivals[0][2], arrivals[0][3]
+        inputs = [(a[0], a[2], a[3]) for a in arrivals]
+        if spec.pure:
+            ctx = NodeContext(self.ctx, spec.id, spec.kind, spec.config, inputs)
+            try:
+                out = PURE[spec.kind](ctx, value, vtype)
+            except NodeFailure as failure:
+                return self._failed(spec, failure, ready)
+            except Exception as exc:  # a bug or a value of an unexpected shape
+                log.exception("node %s failed", spec.id)
+                return self._failed(spec, NodeFailure("node_error", _describe(exc)), ready)
+            return self._completed(spec, out, ready)
+        self.tasks[spec.id] = asyncio.get_running_loop().create_task(
+            self._attempts(spec, value, vtype, inputs), name=f"node:{spec.id}"
+        )
+        return None
+
+    async def _attempts(self, spec: NodeSpec, value: Any, vtype: PortType,
+                        inputs: list[Any]) -> None:
+        """Run an async component under its timeout; retry what the registry allows."""
+        request = self.ctx.request
+        timeout = request.node_timeouts.get(spec.kind, float(spec.comp.timeout_seconds))
+        attempt = 1
+        while True:
+            stream = StreamRedactor(self.redactor) if spec.kind == "model" else None
+            ctx = NodeContext(self.ctx, spec.id, spec.kind, spec.config, inputs, attempt, stream)
+            try:
+                async with asyncio.timeout(timeout):
+                    out = await ASYNC[spec.kind](ctx, value, vtype)
+                self.done.put_nowait((spec, out, None))
+                return
+            except NodeFailure as exc:
+                failure = exc
+            except TimeoutError:
+                failure = NodeFailure("timeout", f"{spec.kind} node {spec.id} took longer than "
+                                                 f"{timeout:g} s")
+            except Exception as exc:
+                log.exception("node %s failed", spec.id)
+                failure = NodeFailure("node_error", _describe(exc))
+            if failure.code not in RETRYABLE or attempt > spec.comp.retries:
+                self.done.put_nowait((spec, None, failure))
+                return
+            attempt += 1
+            self.emitter.event("node.retrying", node_id=spec.id, attempt=attempt,
+                               error=self._error(failure))
+            self.emitter.reset_deltas(spec.id)
+            await asyncio.sleep(request.retry_delay_seconds)
+
+    def _completed(self, spec: NodeSpec, out: NodeOutput, ready: list[str]) -> Ending | None:
+        state = self.state
+        fields: dict[str, Any] = {"node_id": spec.id}
+        if spec.kind == "output":
+            state.output, state.output_seen = out.value, True
+            text = out.value
+        else:
+            fields["port"] = out.port
+            port = spec.comp.output(out.port)
+            if port is None:
+                return self._failed(spec, NodeFailure(
+                    "node_error", f"{spec.kind} fired unknown port {out.port!r}"), ready)
+            text = to_text(out.value, port.types[0])
+        fields["preview"] = self.redactor.preview(text)
+        if out.text is not None:
+            fields["text"] = self.redactor.redact(out.text)
+        if out.iterations is not None:
+            fields["iterations"] = out.iterations
+        if out.reason is not None:
+            fields["reason"] = out.reason
+        if out.tokens:
+            fields["usage"] = {"tokens": out.tokens}
+        self.emitter.event("node.completed", **fields)
+        if out.tokens:
+            exceeded = self.budgets.add_tokens(out.tokens)
+            if exceeded is not None:
+                return budget_ending(exceeded)
+        if spec.id == self.stop_after:
+            return Ending("completed", output=text)
+        if spec.outbound:
+            state.fire(spec, out.port, out.value, ready)
+        return None
+
+    def _failed(self, spec: NodeSpec, failure: NodeFailure, ready: list[str]) -> Ending | None:
+        error = self._error(failure)
+        if failure.code in ERROR_PORT_CODES and spec.error_wired:
+            # The redacted message goes down the error branch and the run continues.
+            self.emitter.event("node.failed", node_id=spec.id, error=error, port="error")
+            if spec.id == self.stop_after:
+                return Ending("completed", output=error["message"])
+            self.state.fire(spec, "error", error["message"], ready)
+            return None
+        self.emitter.event("node.failed", node_id=spec.id, error=error)
+        return Ending("failed", error=error, node_id=spec.id, reason="node_failed")
+
+    def _error(self, failure: NodeFailure) -> dict[str, str]:
+        return {"code": failure.code, "message": self.redactor.preview(failure.message)}
+
+    async def _cancel_tasks(self) -> None:
+        tasks = list(self.tasks.values())
+        self.tasks.clear()
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
