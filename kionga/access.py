@@ -28,26 +28,28 @@ def parse_project_id(project_id: object) -> int:
     raise not_found("Project not found.")
 
 
-def role_of(user: AnyUser, project_id: int) -> str | None:
+def membership_of(user: AnyUser, project_id: int) -> Membership | None:
     if not user.is_authenticated:
         return None
-    return (
-        Membership.objects.filter(project_id=project_id, user_id=user.pk)
-        .values_list("role", flat=True)
-        .first()
-    )
+    found = Membership.objects.select_related("project")
+    return found.filter(project_id=project_id, user_id=user.pk).first()
+
+
+def role_of(user: AnyUser, project_id: int) -> str | None:
+    membership = membership_of(user, project_id)
+    return membership.role if membership else None
 
 
 def check_project_access(user: AnyUser, project_id: object, min_role: str = Role.VIEWER) -> Project:
     """The project if user has at least min_role in it; 404 if not a member, 403 if too low."""
     _check_role_name(min_role)
-    pk = parse_project_id(project_id)
-    role = role_of(user, pk)
-    if role is None:
+    membership = membership_of(user, parse_project_id(project_id))
+    if membership is None:
         raise not_found("Project not found.")
+    role = membership.role
     if ROLE_RANK[role] < ROLE_RANK[min_role]:
         raise forbidden(f"This needs the {min_role} role in the project; you are {role}.")
-    return Project.objects.get(pk=pk)
+    return membership.project
 
 
 def projects_of(user: AnyUser, min_role: str = Role.VIEWER) -> QuerySet[Project]:
