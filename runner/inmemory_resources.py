@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import itertools
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -96,10 +97,10 @@ class InMemoryResources:
         docs = await self._enter(f"knowledge-bases/{knowledge_base_id}/search",
                                  {"query": query, "limit": limit}, self.knowledge,
                                  knowledge_base_id)
-        words = set(query.casefold().split())
+        words = _words(query)
 
         def score(doc: dict[str, Any]) -> int:
-            return len(words & set(str(doc.get("text", "")).casefold().split()))
+            return len(words & _words(str(doc.get("text", ""))))
 
         ranked = sorted(docs, key=score, reverse=True)  # stable: ties keep stored order
         return {"documents": [dict(d, score=score(d)) for d in ranked[:limit]]}
@@ -148,5 +149,15 @@ class InMemoryResources:
 
 
 async def _call(handler: Handler, *args: Any) -> Any:
-    result = handler(*args)
-    return await result if inspect.isawaitable(result) else result
+    # A handler that raises answers like the gateway does for a failing resource.
+    try:
+        result = handler(*args)
+        return await result if inspect.isawaitable(result) else result
+    except ResourceError:
+        raise
+    except Exception as exc:
+        raise ResourceError("node_error", f"{type(exc).__name__}: {exc}") from None
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.casefold()))
