@@ -67,7 +67,7 @@ async def run_graph(
     ctx = RunContext(request, resources, backend or make_backend(request.llm), redactor,
                      emitter, _unavailable, request.input)
     ctx.run_subflow = _Subflows(request).bind(ctx, depth=1)
-    scheduler = Scheduler(plan, ctx, budgets, request.stop_after)
+    scheduler = Scheduler(plan, ctx, budgets, request.stop_after, cancel)
     main = asyncio.ensure_future(scheduler.run())
     try:
         ending = await _supervise(main, cancel, budgets.timeout_seconds)
@@ -92,7 +92,8 @@ async def _supervise(main: asyncio.Future[Ending], cancel: asyncio.Event | None,
             waiter.cancel()
     if main in done:
         try:
-            return main.result()
+            ending = main.result()
+            return None if ending.status == "cancelled" else ending
         except Exception as exc:  # an engine bug must still end the run with one event
             return Ending("failed", error={"code": "node_error", "message": f"engine error: {exc}"},
                           reason="engine_error")

@@ -32,7 +32,7 @@ Done = tuple[NodeSpec, NodeOutput | None, NodeFailure | None]
 
 @dataclass(slots=True)
 class Ending:
-    status: str  # completed | failed
+    status: str  # completed | failed | cancelled
     output: str | None = None
     error: dict[str, str] | None = None
     node_id: str | None = None
@@ -47,8 +47,11 @@ def budget_ending(exceeded: BudgetExceeded) -> Ending:
 
 class Scheduler:
     def __init__(self, plan: Plan, ctx: RunContext, budgets: Budgets,
-                 stop_after: str | None = None) -> None:
+                 stop_after: str | None = None, cancel: asyncio.Event | None = None) -> None:
         self.plan = plan
+        # Checked before each node starts: pure nodes run without yielding, so a cancel
+        # requested from an emit callback (or a thread) is noticed between them.
+        self.cancel = cancel
         self.ctx = ctx
         self.budgets = budgets
         self.stop_after = stop_after
@@ -99,6 +102,8 @@ class Scheduler:
             if spec.id == self.stop_after:
                 return Ending("completed", output=None)
             return None
+        if self.cancel is not None and self.cancel.is_set():
+            return Ending("cancelled")
         exceeded = self.budgets.take_step()
         if exceeded is not None:
             return budget_ending(exceeded)

@@ -26,8 +26,13 @@ async def run_subflow(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutp
 
 def map_items(value: Any, vtype: PortType) -> list[Any]:
     """A JSON list maps over its elements; any other value is a one-item list."""
-    data = text_to_json(value) if vtype == "text" else value
-    return data if isinstance(data, list) else [value if vtype == "text" else data]
+    if vtype == "text":
+        data = text_to_json(value)
+        if data == {"input": value}:  # not JSON text: the text itself is the one item
+            return [value]
+    else:
+        data = value
+    return data if isinstance(data, list) else [data]
 
 
 def item_text(item: Any) -> str:
