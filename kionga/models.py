@@ -114,3 +114,30 @@ class AuditEvent(models.Model):
             "details": self.details,
             "created_at": self.created_at.isoformat(),
         }
+
+
+# Platform resources live in their own module; importing them here registers them.
+from kionga.resource_models import (  # noqa: E402
+    ApiConnection,
+    Dataset,
+    DatasetObject,
+    Function,
+    KnowledgeBase,
+    KnowledgeDocument,
+    ModelEndpoint,
+)
+
+__all__ = [
+    "ApiConnection",
+    "ApiToken",
+    "AuditEvent",
+    "Dataset",
+    "DatasetObject",
+    "Function",
+    "KnowledgeBase",
+    "KnowledgeDocument",
+    "Membership",
+    "ModelEndpoint",
+    "Project",
+    "Role",
+]
