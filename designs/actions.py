@@ -1,0 +1,189 @@
+"""Design actions: `check_*` validate and authorize, `do_*` write. Views call one of these."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from contracts.issues import Issue
+from contracts.validate import Report, check_document_shape, validate_graph
+from designs.models import Design, DesignRevision
+from designs.resource_check import ProjectResources
+from kionga.access import AnyUser, check_project_access, projects_of
+from kionga.errors import APIError, not_found
+from kionga.models import Project, Role
+
+EMPTY_GRAPH: dict[str, Any] = {
+    "schema_version": 2,
+    "nodes": [
+        {"id": "input", "kind": "input", "name": "Input", "x": 40, "y": 160},
+        {"id": "output", "kind": "output", "name": "Output", "x": 300, "y": 160},
+    ],
+    "edges": [{"from": "input", "to": "output", "from_port": "out", "to_port": "in"}],
+    "settings": {"max_steps": 50, "timeout_seconds": 60, "max_tokens": 50000},
+}
+
+GRAPH_KEYS = ("schema_version", "name", "nodes", "edges", "settings")
+
+
+def invalid_document(issues: list[Issue]) -> APIError:
+    """A 400 in the issue shape: the body is not a graph document at all."""
+    message = issues[0].message if issues else "The body is not a graph document."
+    return APIError(400, "invalid_document", message, {"issues": [i.to_dict() for i in issues]})
+
+
+def check_graph_document(doc: Any) -> dict[str, Any]:
+    """The document if it is an object with nodes/edges arrays, else 400 invalid_document."""
+    issues = check_document_shape(doc)
+    if issues:
+        raise invalid_document(issues)
+    assert isinstance(doc, dict)
+    return doc
+
+
+def check_design_access(user: AnyUser, design_id: str, min_role: str = Role.VIEWER) -> Design:
+    """The design if the caller may see it (404 otherwise, whatever the reason)."""
+    try:
+        pk = uuid.UUID(str(design_id))
+    except ValueError:
+        raise not_found("Design not found.") from None
+    design = Design.objects.select_related("project").filter(pk=pk).first()
+    if design is None:
+        raise not_found("Design not found.")
+    check_project_access(user, design.project_id, min_role)
+    return design
+
+
+def check_body_object(body: Any) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise APIError(400, "invalid_request", "The body must be a JSON object.")
+    return body
+
+
+def check_text_field(body: dict[str, Any], name: str, *, required: bool, limit: int) -> str | None:
+    value = body.get(name)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or (required and not value.strip()) or len(value) > limit:
+        raise APIError(
+            400,
+            "invalid_request",
+            f"{name} must be a non-empty string of at most {limit} characters."
+            if required
+            else f"{name} must be a string of at most {limit} characters.",
+            {"field": name},
+        )
+    return value
+
+
+def graph_report(doc: Any, project: Project | None) -> Report:
+    resources = ProjectResources(project) if project is not None else None
+    return validate_graph(doc, resources)
+
+
+def design_list(user: AnyUser, project_id: Any = None) -> list[Design]:
+    designs = Design.objects.filter(project__in=projects_of(user))
+    if project_id is not None:
+        designs = designs.filter(project=check_project_access(user, project_id))
+    return list(designs.select_related("project")[:500])
+
+
+def do_create_design(
+    user: User, project: Project, name: str, description: str, graph: dict[str, Any]
+) -> Design:
+    with transaction.atomic():
+        design = Design.objects.create(
+            project=project, name=name, description=description, created_by=user, revision=1
+        )
+        DesignRevision.objects.create(
+            design=design, number=1, graph=graph_to_store(graph), author=user
+        )
+    return design
+
+
+def do_save_revision(
+    user: User,
+    design: Design,
+    read_revision: Any,
+    graph: dict[str, Any],
+    name: str | None,
+    description: str | None,
+) -> Design:
+    """Store the next revision if `read_revision` is still the latest; else 409.
+
+    The conditional UPDATE is the claim: of two PUTs of the same revision, the
+    second finds no row at that revision (PostgreSQL re-checks the WHERE after
+    the first commits), so it cannot win too.
+    """
+    if type(read_revision) is not int:
+        raise APIError(
+            400, "invalid_request", "revision (the revision you read) is required.",
+            {"field": "revision"},
+        )
+    changes: dict[str, Any] = {"revision": read_revision + 1}
+    if name is not None:
+        changes["name"] = name
+    if description is not None:
+        changes["description"] = description
+    try:
+        with transaction.atomic():
+            claimed = Design.objects.filter(pk=design.pk, revision=read_revision).update(
+                **changes, updated_at=timezone.now()
+            )
+            if claimed != 1:
+                raise _stale(design)
+            DesignRevision.objects.create(
+                design=design, number=read_revision + 1, graph=graph_to_store(graph), author=user
+            )
+    except IntegrityError:
+        raise _stale(design) from None
+    design.refresh_from_db()
+    return design
+
+
+def graph_to_store(doc: dict[str, Any]) -> dict[str, Any]:
+    """What a save stores: the normalized version 2 document when it normalizes.
+
+    So the next save of a migrated version 1 draft stores version 2. A draft too
+    malformed to normalize is kept as sent (drafts are work in progress).
+    """
+    report = validate_graph(doc, None)
+    return report.graph if report.graph is not None else doc
+
+
+def design_dict(design: Design, *, with_graph: bool = True) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "id": str(design.pk),
+        "project_id": design.project_id,
+        "name": design.name,
+        "description": design.description,
+        "revision": design.revision,
+        "require_evaluation": design.require_evaluation,
+        "created_at": design.created_at.isoformat(),
+        "updated_at": design.updated_at.isoformat(),
+    }
+    if with_graph:
+        revision = design.current()
+        report = graph_report(revision.graph, design.project)
+        doc["graph"] = report.graph if report.graph is not None else revision.graph
+        doc["validation"] = {
+            "runnable": report.runnable,
+            "issues": [i.to_dict() for i in report.issues],
+            "content_sha256": report.content_sha256,
+        }
+        doc["revisions"] = [r.summary() for r in design.revisions.all()[:20]]
+    return doc
+
+
+def _stale(design: Design) -> APIError:
+    latest = Design.objects.filter(pk=design.pk).values_list("revision", flat=True).first()
+    return APIError(
+        409,
+        "stale_revision",
+        "The design changed since you read it; reload it and apply your change again.",
+        {"current_revision": latest},
+    )

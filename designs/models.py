@@ -1,0 +1,64 @@
+"""Designs and their revisions. A revision's graph is stored as saved and never rewritten."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+
+from kionga.models import Project
+
+
+class Design(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="designs")
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    # The latest revision number; a PUT claims the next one with a conditional UPDATE.
+    revision = models.PositiveIntegerField(default=1)
+    require_evaluation = models.BooleanField(default=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at", "id"]
+        indexes = [models.Index(fields=["project", "-updated_at"], name="design_project_updated")]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def current(self) -> DesignRevision:
+        return self.revisions.get(number=self.revision)
+
+
+class DesignRevision(models.Model):
+    design = models.ForeignKey(Design, on_delete=models.CASCADE, related_name="revisions")
+    number = models.PositiveIntegerField()
+    # The document as saved: version 2 for every save through the API; older imports
+    # may hold version 1 drafts, migrated on read.
+    graph = models.JSONField()
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["design", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["design", "number"], name="revision_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.design} r{self.number}"
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "author": self.author.get_username() if self.author else None,
+            "created_at": self.created_at.isoformat(),
+        }

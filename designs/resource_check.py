@@ -1,0 +1,51 @@
+"""Resource checks for the validator, scoped to one project.
+
+A missing ID and another project's ID give the same answer, so nothing leaks.
+"""
+
+from __future__ import annotations
+
+from django.db.models import Model
+
+from contracts.registry import ResourceKind
+from kionga.builtin_tools import BUILTIN_TOOLS
+from kionga.models import Project
+from kionga.resource_models import ApiConnection, Dataset, Function, KnowledgeBase, ModelEndpoint
+
+PLATFORM_MODEL = "llm"
+
+_MODELS: dict[str, type[Model]] = {
+    "model": ModelEndpoint,
+    "function": Function,
+    "connection": ApiConnection,
+    "knowledge_base": KnowledgeBase,
+    "dataset": Dataset,
+}
+
+
+class ProjectResources:
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        self._seen: dict[tuple[str, str], bool] = {}
+
+    def exists(self, kind: ResourceKind, resource_id: str) -> bool:
+        if (kind, resource_id) not in self._seen:
+            self._seen[(kind, resource_id)] = self._lookup(kind, resource_id)
+        return self._seen[(kind, resource_id)]
+
+    def _lookup(self, kind: str, resource_id: str) -> bool:
+        if kind == "model" and resource_id == PLATFORM_MODEL:
+            return True
+        if kind == "function" and resource_id in BUILTIN_TOOLS:
+            return True
+        if kind == "version":
+            return version_exists(self.project, resource_id)
+        model = _MODELS.get(kind)
+        if model is None:
+            return False
+        return model._default_manager.filter(project=self.project, key=resource_id).exists()
+
+
+def version_exists(project: Project, version_id: str) -> bool:
+    # Published versions arrive with the publish issue; until then no ID resolves.
+    return False

@@ -1,0 +1,99 @@
+"""Designs API: thin views that parse, call one action and return a dict."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import User
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.decorators import api_view
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from contracts.registry import registry_document
+from designs import actions
+from designs.starter_templates import template_list
+from kionga.access import check_project_access
+from kionga.models import Role
+
+OBJECT = OpenApiTypes.OBJECT
+
+
+@extend_schema(responses={200: OBJECT}, operation_id="components")
+@api_view(["GET"])
+def components(request: Request) -> Response:
+    return Response(registry_document())
+
+
+@extend_schema(responses={200: OBJECT}, operation_id="templates")
+@api_view(["GET"])
+def templates(request: Request) -> Response:
+    return Response({"templates": template_list()})
+
+
+@extend_schema(request=OBJECT, responses={200: OBJECT, 400: OBJECT}, operation_id="validate_graph")
+@api_view(["POST"])
+def validate_unsaved(request: Request) -> Response:
+    body = actions.check_graph_document(request.data)
+    project = None
+    if body.get("project_id") is not None:
+        project = check_project_access(request.user, body["project_id"])
+    graph = {k: v for k, v in body.items() if k != "project_id"}
+    return Response(actions.graph_report(graph, project).to_dict())
+
+
+@extend_schema(
+    methods=["GET"],
+    parameters=[OpenApiParameter("project_id", int, required=False)],
+    responses={200: OBJECT},
+    operation_id="list_designs",
+)
+@extend_schema(methods=["POST"], request=OBJECT, responses={201: OBJECT, 400: OBJECT},
+               operation_id="create_design")
+@api_view(["GET", "POST"])
+def designs(request: Request) -> Response:
+    if request.method == "GET":
+        found = actions.design_list(request.user, request.query_params.get("project_id"))
+        return Response({"designs": [actions.design_dict(d, with_graph=False) for d in found]})
+    body = actions.check_body_object(request.data)
+    project = check_project_access(request.user, body.get("project_id"), Role.EDITOR)
+    name = actions.check_text_field(body, "name", required=True, limit=200)
+    description = actions.check_text_field(body, "description", required=False, limit=10_000)
+    graph = body.get("graph")
+    graph = actions.check_graph_document(graph) if graph is not None else actions.EMPTY_GRAPH
+    assert isinstance(request.user, User) and name is not None
+    design = actions.do_create_design(request.user, project, name, description or "", graph)
+    return Response(actions.design_dict(design), status=201)
+
+
+@extend_schema(methods=["GET"], responses={200: OBJECT, 404: OBJECT}, operation_id="get_design")
+@extend_schema(methods=["PUT"], request=OBJECT, responses={200: OBJECT, 409: OBJECT},
+               operation_id="save_design")
+@api_view(["GET", "PUT"])
+def design(request: Request, design_id: str) -> Response:
+    if request.method == "GET":
+        return Response(actions.design_dict(actions.check_design_access(request.user, design_id)))
+    found = actions.check_design_access(request.user, design_id, Role.EDITOR)
+    body = actions.check_body_object(request.data)
+    graph = actions.check_graph_document(body.get("graph"))
+    name = actions.check_text_field(body, "name", required=False, limit=200)
+    description = actions.check_text_field(body, "description", required=False, limit=10_000)
+    assert isinstance(request.user, User)
+    saved = actions.do_save_revision(
+        request.user, found, body.get("revision"), graph, name, description
+    )
+    return Response(actions.design_dict(saved))
+
+
+@extend_schema(request=OBJECT, responses={200: OBJECT, 400: OBJECT, 404: OBJECT},
+               operation_id="validate_design")
+@api_view(["POST"])
+def validate_saved(request: Request, design_id: str) -> Response:
+    found = actions.check_design_access(request.user, design_id)
+    body: Any = request.data
+    if body in (None, {}) or body == b"":
+        graph: Any = found.current().graph
+    else:
+        graph = actions.check_graph_document(body)
+    return Response(actions.graph_report(graph, found.project).to_dict())
