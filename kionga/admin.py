@@ -61,3 +61,6 @@ class AuditEventAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+# Resource pages live beside their models; importing registers them.
+import kionga.resource_admin  # noqa: E402,F401

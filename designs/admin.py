@@ -1,0 +1,81 @@
+"""Admin for ops staff: designs with their revisions, validation issues and pretty JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+from django.utils.html import format_html, format_html_join
+
+from designs.actions import graph_report
+from designs.models import Design, DesignRevision
+
+
+def pretty_json(value: Any) -> str:
+    text = json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False)
+    return format_html('<pre style="max-height:40em;overflow:auto">{}</pre>', text)
+
+
+class RevisionInline(admin.TabularInline):
+    model = DesignRevision
+    extra = 0
+    fields = ["number", "author", "created_at"]
+    readonly_fields = fields
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Design)
+class DesignAdmin(admin.ModelAdmin):
+    list_display = ["name", "project", "revision", "updated_at"]
+    list_filter = ["project"]
+    search_fields = ["name", "id"]
+    readonly_fields = ["id", "revision", "created_by", "created_at", "updated_at",
+                       "validation_issues", "current_graph"]
+    fields = ["id", "project", "name", "description", "require_evaluation", "revision",
+              "created_by", "created_at", "updated_at", "validation_issues", "current_graph"]
+    inlines = [RevisionInline]
+
+    @admin.display(description="Validation issues")
+    def validation_issues(self, design: Design) -> str:
+        if design.pk is None:
+            return "-"
+        report = graph_report(design.current().graph, design.project)
+        if not report.issues:
+            return "No issues: runnable."
+        rows = format_html_join(
+            "", "<li><b>{}</b> {} <code>{}</code> {}</li>",
+            ((i.severity, i.code, i.path or "", i.message) for i in report.issues),
+        )
+        state = "runnable" if report.runnable else "not runnable"
+        return format_html("<p>{}</p><ul>{}</ul>", state, rows)
+
+    @admin.display(description="Graph (current revision, normalized)")
+    def current_graph(self, design: Design) -> str:
+        if design.pk is None:
+            return "-"
+        report = graph_report(design.current().graph, design.project)
+        return pretty_json(report.graph if report.graph is not None else design.current().graph)
+
+
+@admin.register(DesignRevision)
+class DesignRevisionAdmin(admin.ModelAdmin):
+    # Revisions are history: never edited here.
+    list_display = ["design", "number", "author", "created_at"]
+    fields = ["design", "number", "author", "created_at", "graph_json"]
+    readonly_fields = fields
+
+    @admin.display(description="Graph as stored")
+    def graph_json(self, revision: DesignRevision) -> str:
+        return pretty_json(revision.graph)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

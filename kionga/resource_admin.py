@@ -1,0 +1,123 @@
+"""Admin pages for platform resources. Secrets are write-only: shown masked, never echoed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin
+
+from kionga.resource_models import (
+    ApiConnection,
+    Dataset,
+    DatasetObject,
+    Function,
+    KnowledgeBase,
+    KnowledgeDocument,
+    ModelEndpoint,
+)
+
+
+class SecretInput(forms.PasswordInput):
+    """Never renders the stored value; an empty submit keeps the old secret."""
+
+    def __init__(self) -> None:
+        super().__init__(render_value=False, attrs={"placeholder": "unchanged"})
+
+
+class KeepSecretForm(forms.ModelForm):
+    SECRET_FIELDS: tuple[str, ...] = ("secret",)
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        for name in self.SECRET_FIELDS:
+            if name in cleaned and cleaned[name] in ("", None) and self.instance.pk:
+                cleaned[name] = getattr(self.instance, name)
+        return cleaned
+
+
+class ModelEndpointForm(KeepSecretForm):
+    class Meta:
+        model = ModelEndpoint
+        fields = "__all__"
+        widgets = {"secret": SecretInput()}
+
+
+class FunctionForm(KeepSecretForm):
+    class Meta:
+        model = Function
+        fields = "__all__"
+        widgets = {"secret": SecretInput()}
+
+
+@admin.register(ModelEndpoint)
+class ModelEndpointAdmin(admin.ModelAdmin):
+    form = ModelEndpointForm
+    list_display = ["key", "project", "model_name", "base_url", "price_prompt_per_1k",
+                    "price_completion_per_1k"]
+    list_filter = ["project"]
+
+
+@admin.register(Function)
+class FunctionAdmin(admin.ModelAdmin):
+    form = FunctionForm
+    list_display = ["key", "project", "url"]
+    list_filter = ["project"]
+
+
+class ApiConnectionForm(forms.ModelForm):
+    # Header values are secrets: replaced as a whole, never shown back.
+    new_secret_headers = forms.JSONField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3, "placeholder": "unchanged"}),
+        help_text='JSON object, e.g. {"Authorization": "Bearer ..."}; empty keeps the old.',
+    )
+
+    class Meta:
+        model = ApiConnection
+        exclude = ["secret_headers"]
+
+    def clean_new_secret_headers(self) -> Any:
+        value = self.cleaned_data.get("new_secret_headers")
+        if value in (None, "", {}):
+            return None
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise forms.ValidationError("A JSON object of header names to string values.")
+        return value
+
+    def save(self, commit: bool = True) -> Any:
+        headers = self.cleaned_data.get("new_secret_headers")
+        if headers is not None:
+            self.instance.secret_headers = headers
+        return super().save(commit)
+
+
+@admin.register(ApiConnection)
+class ApiConnectionAdmin(admin.ModelAdmin):
+    form = ApiConnectionForm
+    list_display = ["key", "project", "base_url", "allowed_methods"]
+    list_filter = ["project"]
+
+
+class KnowledgeDocumentInline(admin.StackedInline):
+    model = KnowledgeDocument
+    extra = 0
+
+
+@admin.register(KnowledgeBase)
+class KnowledgeBaseAdmin(admin.ModelAdmin):
+    list_display = ["key", "project", "name"]
+    list_filter = ["project"]
+    inlines = [KnowledgeDocumentInline]
+
+
+class DatasetObjectInline(admin.TabularInline):
+    model = DatasetObject
+    extra = 0
+
+
+@admin.register(Dataset)
+class DatasetAdmin(admin.ModelAdmin):
+    list_display = ["key", "project", "name"]
+    list_filter = ["project"]
+    inlines = [DatasetObjectInline]
