@@ -33,23 +33,35 @@ def canonical_bytes(value: Any) -> bytes:
 
 
 def behaviour_document(graph: dict[str, Any]) -> dict[str, Any]:
-    """The part of a *normalized* graph that carries behaviour (what gets hashed)."""
+    """The part of a *normalized* graph that carries behaviour (what gets hashed).
+
+    Key order does not matter (the encoder sorts keys), so dicts that already hold
+    exactly what is hashed are shared rather than copied: graphs can be large.
+    """
     nodes = []
-    for node in sorted(graph["nodes"], key=lambda n: n["id"]):
+    for node in sorted(graph["nodes"], key=_node_id):
         item: dict[str, Any] = {"id": node["id"], "kind": node["kind"]}
-        # An empty value means "use the default", so it does not change behaviour.
-        config = {k: v for k, v in (node.get("config") or {}).items() if v != ""}
+        config = node.get("config") or {}
+        if "" in config.values():
+            # An empty value means "use the default", so it does not change behaviour.
+            config = {k: v for k, v in config.items() if v != ""}
         if config:
             item["config"] = config
         nodes.append(item)
-    edges = sorted(
-        (
-            {"from": e["from"], "to": e["to"], "from_port": e["from_port"], "to_port": e["to_port"]}
-            for e in graph["edges"]
-        ),
-        key=lambda e: (e["from"], e["from_port"], e["to"], e["to_port"]),
-    )
+    edges = [e if len(e) == 4 else {k: e[k] for k in _EDGE_KEYS} for e in graph["edges"]]
+    edges.sort(key=_edge_order)
     return {"edges": edges, "nodes": nodes, "settings": dict(graph["settings"])}
+
+
+_EDGE_KEYS = ("from", "to", "from_port", "to_port")
+
+
+def _node_id(node: dict[str, Any]) -> Any:
+    return node["id"]
+
+
+def _edge_order(edge: dict[str, Any]) -> tuple[Any, ...]:
+    return (edge["from"], edge["from_port"], edge["to"], edge["to_port"])
 
 
 def canonical_behaviour(graph: dict[str, Any]) -> str:

@@ -8,7 +8,9 @@ from typing import Any, Literal
 Severity = Literal["error", "warning"]
 
 
-@dataclass(frozen=True)
+# Treat an Issue as immutable. It is not a frozen dataclass because constructing a
+# frozen one is four times slower, and a report can hold thousands of issues.
+@dataclass(slots=True, unsafe_hash=True)
 class Issue:
     severity: Severity
     code: str

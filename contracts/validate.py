@@ -10,6 +10,7 @@ a body that is not an object with `nodes`/`edges` arrays is `invalid_document`.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,9 +24,9 @@ from contracts.validate_document import (
     check_schema_version,
     check_settings,
 )
-from contracts.validate_edges import check_edges
+from contracts.validate_edges import check_edge_count, check_edges
 from contracts.validate_graph_shape import check_graph_shape
-from contracts.validate_nodes import NodeView, check_nodes
+from contracts.validate_nodes import NodeView, check_node_counts, check_nodes
 
 __all__ = [
     "Report",
@@ -62,7 +63,10 @@ class Report:
 
 @dataclass
 class _Checked:
+    # Issues in document order, and those found later (graph-wide checks) that
+    # still have to be merged in.
     issues: list[Issue]
+    late: list[Issue] = field(default_factory=list)
     nodes: list[NodeView] = field(default_factory=list)
     graph: dict[str, Any] | None = None
     content_sha256: str | None = None
@@ -81,10 +85,10 @@ def validate_graph(doc: Any, resources: ResourceCheck | None = None) -> Report:
         # Only values nested deeper than Python's recursion limit get here.
         checked = _Checked([error("invalid_document", "The document is nested too deeply.")])
     if resources is not None:
-        check_resources(checked.nodes, resources, checked.issues)
-    checked.issues.sort(key=_order)
-    runnable = not any(i.severity == "error" for i in checked.issues)
-    return Report(runnable, checked.issues, checked.graph, checked.content_sha256)
+        check_resources(checked.nodes, resources, checked.late)
+    issues = _merge(checked.issues, checked.late)
+    runnable = not any(i.severity == "error" for i in issues)
+    return Report(runnable, issues, checked.graph, checked.content_sha256)
 
 
 def _check(doc: Any) -> _Checked:
@@ -96,19 +100,35 @@ def _check(doc: Any) -> _Checked:
         # Another version's rules are unknown here: say only that.
         return _Checked([unsupported])
     version: int = doc.get("schema_version", 1)
+    # Each step appends in document order; steps that look at the whole graph
+    # write to `late`.
     issues = [migrated_warning()] if version == 1 else []
     issues += check_name(doc)
     issues += check_settings(doc)
     nodes = check_nodes(doc["nodes"], version, issues)
     edges = check_edges(doc["edges"], nodes.by_id, issues)
-    check_graph_shape(nodes.by_id, edges.views, issues)
-    checked = _Checked(issues, nodes.views)
+    late = check_node_counts(len(doc["nodes"]), nodes.views)
+    late += check_edge_count(len(doc["edges"]))
+    check_graph_shape(nodes.by_id, edges.views, late)
+    checked = _Checked(issues, late, nodes.views)
     if nodes.complete and edges.complete:
         # complete means every node has a view with its normalized form.
         node_docs = [v.normalized for v in nodes.views if v.normalized is not None]
         checked.graph = assemble(doc, node_docs, edges.normalized, normalize_settings(doc))
         checked.content_sha256 = content_sha256(checked.graph)
     return checked
+
+
+def _merge(ordered: list[Issue], late: list[Issue]) -> list[Issue]:
+    """Insert the `late` issues into the already document-ordered list.
+
+    Sorting the whole list would compute a key for each of possibly thousands of
+    issues; late issues are usually few, and bisect needs only a handful of keys.
+    """
+    late.sort(key=_order)
+    for issue in late:
+        ordered.insert(bisect_right(ordered, _order(issue), key=_order), issue)
+    return ordered
 
 
 def _order(issue: Issue) -> tuple[int, int]:

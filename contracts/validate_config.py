@@ -22,6 +22,10 @@ _SETTINGS: Final[dict[str, dict[str, Setting]]] = {
 _REQUIRED: Final[dict[str, tuple[Setting, ...]]] = {
     kind: tuple(s for s in comp.settings if s.required) for kind, comp in COMPONENTS.items()
 }
+_KNOWN: Final[dict[str, str]] = {
+    kind: ", ".join(names) or "none" for kind, names in _SETTINGS.items()
+}
+_UNKNOWN_KEY_MESSAGES: Final[dict[str, dict[str, str]]] = {kind: {} for kind in COMPONENTS}
 _MAX_KEYS: Final = LIMITS["max_config_keys"]
 _MAX_CHARS: Final = LIMITS["max_config_value_chars"]
 _INTEGER: Final = re.compile(r"-?[0-9]+")
@@ -48,11 +52,21 @@ def check_config(
             base,
             node_id,
         ))
-    settings = _SETTINGS[component.kind]
+    kind = component.kind
+    settings = _SETTINGS[kind]
+    messages = _UNKNOWN_KEY_MESSAGES[kind]
+    prefix = base + "."
+    append = issues.append
     for key, value in config.items():
-        problem = _check_entry(component, settings.get(key), key, value)
+        setting = settings.get(key)
+        if setting is None:
+            # The hot path of a graph full of stray keys: kept inline and cached.
+            message = messages.get(key) or _unknown_key_message(kind, key)
+            append(Issue("error", "unknown_config_key", message, prefix + key, node_id))
+            continue
+        problem = _check_entry(component, setting, value)
         if problem is not None:
-            issues.append(error(problem[0], problem[1], f"{base}.{key}", node_id))
+            issues.append(error(problem[0], problem[1], prefix + key, node_id))
     for setting in _REQUIRED[component.kind]:
         if config.get(setting.name, "") == "":
             issues.append(error(
@@ -63,13 +77,18 @@ def check_config(
             ))
 
 
-def _check_entry(component: Component, setting: Setting | None, key: str, value: Any) -> Problem:
-    if setting is None:
-        known = ", ".join(_SETTINGS[component.kind]) or "none"
-        return (
-            "unknown_config_key",
-            f"{component.label} has no setting {quote(key)}; its settings are: {known}.",
-        )
+def _unknown_key_message(kind: str, key: str) -> str:
+    label = COMPONENTS[kind].label
+    message = f"{label} has no setting {quote(key)}; its settings are: {_KNOWN[kind]}."
+    # The same stray keys tend to repeat on many nodes. Keys are user input, so
+    # the cache holds only short ones, and only so many.
+    cache = _UNKNOWN_KEY_MESSAGES[kind]
+    if len(key) <= 64 and len(cache) < 256:
+        cache[key] = message
+    return message
+
+
+def _check_entry(component: Component, setting: Setting, value: Any) -> Problem:
     if not isinstance(value, str):
         return "config_value_not_string", f"{setting.label} must be a string."
     if len(value) > _MAX_CHARS:
