@@ -18,6 +18,7 @@ from runner.backends import ModelBackend
 from runner.engine import run_graph
 from runner.inmemory_resources import InMemoryResources
 from runner.request import RunRequest, RunResult
+from runner.resources import ResourceClient
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "contracts/schemas/run-event.v1.schema.json").read_text())
@@ -112,7 +113,7 @@ def check_events(events: list[dict[str, Any]]) -> None:
 
 
 async def run_async(g: dict[str, Any], input: str = "hello", *,
-                    resources: InMemoryResources | None = None,
+                    resources: ResourceClient | None = None,
                     backend: ModelBackend | None = None,
                     cancel: asyncio.Event | None = None, **request: Any) -> Run:
     events: list[dict[str, Any]] = []
