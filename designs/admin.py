@@ -22,7 +22,7 @@ class RevisionInline(admin.TabularInline):
     model = DesignRevision
     extra = 0
     fields = ["number", "author", "created_at"]
-    readonly_fields = fields
+    readonly_fields = ["number", "author", "created_at"]
     can_delete = False
     show_change_link = True
 
@@ -68,7 +68,7 @@ class DesignRevisionAdmin(admin.ModelAdmin):
     # Revisions are history: never edited here.
     list_display = ["design", "number", "author", "created_at"]
     fields = ["design", "number", "author", "created_at", "graph_json"]
-    readonly_fields = fields
+    readonly_fields = ["design", "number", "author", "created_at", "graph_json"]
 
     @admin.display(description="Graph as stored")
     def graph_json(self, revision: DesignRevision) -> str:

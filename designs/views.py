@@ -13,6 +13,7 @@ from rest_framework.response import Response
 
 from contracts.registry import registry_document
 from designs import actions
+from designs import openapi as doc
 from designs.starter_templates import template_list
 from kionga.access import check_project_access
 from kionga.models import Role
@@ -32,7 +33,9 @@ def templates(request: Request) -> Response:
     return Response({"templates": template_list()})
 
 
-@extend_schema(request=OBJECT, responses={200: OBJECT, 400: OBJECT}, operation_id="validate_graph")
+@extend_schema(request=doc.json_body(doc.UNSAVED_GRAPH),
+               responses={200: doc.ok(doc.REPORT), **doc.ERRORS},
+               operation_id="validate_graph")
 @api_view(["POST"])
 def validate_unsaved(request: Request) -> Response:
     body = actions.check_graph_document(request.data)
@@ -46,11 +49,11 @@ def validate_unsaved(request: Request) -> Response:
 @extend_schema(
     methods=["GET"],
     parameters=[OpenApiParameter("project_id", int, required=False)],
-    responses={200: OBJECT},
+    responses={200: doc.ok(doc.DESIGN_LIST), **doc.ERRORS},
     operation_id="list_designs",
 )
-@extend_schema(methods=["POST"], request=OBJECT, responses={201: OBJECT, 400: OBJECT},
-               operation_id="create_design")
+@extend_schema(methods=["POST"], request=doc.json_body(doc.CREATE_DESIGN),
+               responses={201: doc.ok(doc.DESIGN), **doc.ERRORS}, operation_id="create_design")
 @api_view(["GET", "POST"])
 def designs(request: Request) -> Response:
     if request.method == "GET":
@@ -67,9 +70,10 @@ def designs(request: Request) -> Response:
     return Response(actions.design_dict(design), status=201)
 
 
-@extend_schema(methods=["GET"], responses={200: OBJECT, 404: OBJECT}, operation_id="get_design")
-@extend_schema(methods=["PUT"], request=OBJECT, responses={200: OBJECT, 409: OBJECT},
-               operation_id="save_design")
+@extend_schema(methods=["GET"], responses={200: doc.ok(doc.DESIGN), **doc.ERRORS},
+               operation_id="get_design")
+@extend_schema(methods=["PUT"], request=doc.json_body(doc.SAVE_DESIGN),
+               responses={200: doc.ok(doc.DESIGN), **doc.ERRORS}, operation_id="save_design")
 @api_view(["GET", "PUT"])
 def design(request: Request, design_id: str) -> Response:
     if request.method == "GET":
@@ -86,7 +90,8 @@ def design(request: Request, design_id: str) -> Response:
     return Response(actions.design_dict(saved))
 
 
-@extend_schema(request=OBJECT, responses={200: OBJECT, 400: OBJECT, 404: OBJECT},
+@extend_schema(request=doc.json_body(doc.GRAPH),
+               responses={200: doc.ok(doc.REPORT), **doc.ERRORS},
                operation_id="validate_design")
 @api_view(["POST"])
 def validate_saved(request: Request, design_id: str) -> Response:

@@ -6,6 +6,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
+from django.db import models
 
 from kionga.resource_models import (
     ApiConnection,
@@ -23,6 +24,11 @@ class SecretInput(forms.PasswordInput):
 
     def __init__(self) -> None:
         super().__init__(render_value=False, attrs={"placeholder": "unchanged"})
+
+
+class ResourceAdmin(admin.ModelAdmin):
+    # URLs without a scheme mean https (Django 6's default, chosen now).
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
 
 class KeepSecretForm(forms.ModelForm):
@@ -51,7 +57,7 @@ class FunctionForm(KeepSecretForm):
 
 
 @admin.register(ModelEndpoint)
-class ModelEndpointAdmin(admin.ModelAdmin):
+class ModelEndpointAdmin(ResourceAdmin):
     form = ModelEndpointForm
     list_display = ["key", "project", "model_name", "base_url", "price_prompt_per_1k",
                     "price_completion_per_1k"]
@@ -59,7 +65,7 @@ class ModelEndpointAdmin(admin.ModelAdmin):
 
 
 @admin.register(Function)
-class FunctionAdmin(admin.ModelAdmin):
+class FunctionAdmin(ResourceAdmin):
     form = FunctionForm
     list_display = ["key", "project", "url"]
     list_filter = ["project"]
@@ -93,7 +99,7 @@ class ApiConnectionForm(forms.ModelForm):
 
 
 @admin.register(ApiConnection)
-class ApiConnectionAdmin(admin.ModelAdmin):
+class ApiConnectionAdmin(ResourceAdmin):
     form = ApiConnectionForm
     list_display = ["key", "project", "base_url", "allowed_methods"]
     list_filter = ["project"]
@@ -105,7 +111,7 @@ class KnowledgeDocumentInline(admin.StackedInline):
 
 
 @admin.register(KnowledgeBase)
-class KnowledgeBaseAdmin(admin.ModelAdmin):
+class KnowledgeBaseAdmin(ResourceAdmin):
     list_display = ["key", "project", "name"]
     list_filter = ["project"]
     inlines = [KnowledgeDocumentInline]
@@ -117,7 +123,7 @@ class DatasetObjectInline(admin.TabularInline):
 
 
 @admin.register(Dataset)
-class DatasetAdmin(admin.ModelAdmin):
+class DatasetAdmin(ResourceAdmin):
     list_display = ["key", "project", "name"]
     list_filter = ["project"]
     inlines = [DatasetObjectInline]

@@ -31,7 +31,7 @@ class ProjectResource(models.Model):
         return {"id": self.key, "name": self.name or self.key, "project_id": self.project_id}
 
 
-def _unique_key(model: str) -> list[models.UniqueConstraint]:
+def _unique_key(model: str) -> list[models.BaseConstraint]:
     return [models.UniqueConstraint(fields=["project", "key"], name=f"{model}_unique_key")]
 
 

@@ -36,6 +36,7 @@ def test_it_reports_every_issue_of_an_unsaved_graph(api: Api, bob: Any, acme: An
 
 def test_it_answers_400_for_a_body_that_is_not_a_graph(api: Api, bob: Any) -> None:
     client = api.client_for(bob)
+    body: Any
     for body in ([1, 2], {"nodes": []}, {"nodes": {}, "edges": []}, "text"):
         error = api.assert_error(client.post(UNSAVED, body, format="json"), 400,
                                  "invalid_document")

@@ -1,0 +1,125 @@
+"""OpenAPI shapes of the designs API (documentation, the test client's checks, fuzzing).
+
+The graph body is described loosely on purpose: a draft may be wrong in any way
+(wrong types are issues in a 200 report), so the schema only says what a client
+should send, not what the server accepts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse
+
+from kionga.serializers import ErrorSerializer
+
+_STRING_MAP = {"type": "object", "additionalProperties": {"type": "string"}}
+
+NODE: dict[str, Any] = {
+    "type": "object",
+    "required": ["id", "kind"],
+    "properties": {
+        "id": {"type": "string"},
+        "kind": {"type": "string"},
+        "name": {"type": "string"},
+        "x": {"type": "number"},
+        "y": {"type": "number"},
+        "group": {"type": "string"},
+        "config": _STRING_MAP,
+    },
+}
+EDGE: dict[str, Any] = {
+    "type": "object",
+    "required": ["from", "to"],
+    "properties": {k: {"type": "string"} for k in ("from", "to", "from_port", "to_port")},
+}
+GRAPH_PROPERTIES: dict[str, Any] = {
+    "schema_version": {"type": "integer"},
+    "name": {"type": "string"},
+    "nodes": {"type": "array", "items": NODE},
+    "edges": {"type": "array", "items": EDGE},
+    "settings": {
+        "type": "object",
+        "properties": {k: {"type": "integer"} for k in ("max_steps", "timeout_seconds",
+                                                        "max_tokens")},
+    },
+}
+GRAPH: dict[str, Any] = {"type": "object", "required": ["nodes", "edges"],
+                         "properties": GRAPH_PROPERTIES}
+UNSAVED_GRAPH: dict[str, Any] = {
+    "type": "object",
+    "required": ["nodes", "edges"],
+    "properties": {"project_id": {"type": "integer"}, **GRAPH_PROPERTIES},
+}
+ISSUE: dict[str, Any] = {
+    "type": "object",
+    "required": ["severity", "code", "message"],
+    "properties": {
+        "severity": {"enum": ["error", "warning"]},
+        "code": {"type": "string"},
+        "message": {"type": "string"},
+        "path": {"type": "string"},
+        "node_id": {"type": "string"},
+    },
+}
+_VALIDATION = {
+    "runnable": {"type": "boolean"},
+    "issues": {"type": "array", "items": ISSUE},
+    "content_sha256": {"type": ["string", "null"]},
+}
+REPORT: dict[str, Any] = {
+    "type": "object",
+    "required": ["runnable", "issues", "content_sha256", "graph"],
+    "properties": {**_VALIDATION, "graph": {"type": ["object", "null"]}},
+}
+DESIGN_SUMMARY_PROPERTIES: dict[str, Any] = {
+    "id": {"type": "string", "format": "uuid"},
+    "project_id": {"type": "integer"},
+    "name": {"type": "string"},
+    "description": {"type": "string"},
+    "revision": {"type": "integer"},
+    "require_evaluation": {"type": "boolean"},
+    "created_at": {"type": "string", "format": "date-time"},
+    "updated_at": {"type": "string", "format": "date-time"},
+}
+DESIGN: dict[str, Any] = {
+    "type": "object",
+    "required": [*DESIGN_SUMMARY_PROPERTIES, "graph", "validation", "revisions"],
+    "properties": {
+        **DESIGN_SUMMARY_PROPERTIES,
+        "graph": {"type": "object"},
+        "validation": {"type": "object", "required": list(_VALIDATION), "properties": _VALIDATION},
+        "revisions": {"type": "array", "items": {"type": "object"}},
+    },
+}
+DESIGN_LIST: dict[str, Any] = {
+    "type": "object",
+    "required": ["designs"],
+    "properties": {"designs": {"type": "array", "items": {
+        "type": "object", "required": list(DESIGN_SUMMARY_PROPERTIES),
+        "properties": DESIGN_SUMMARY_PROPERTIES}}},
+}
+CREATE_DESIGN: dict[str, Any] = {
+    "type": "object",
+    "required": ["project_id", "name"],
+    "properties": {"project_id": {"type": "integer"}, "name": {"type": "string"},
+                   "description": {"type": "string"}, "graph": GRAPH},
+}
+SAVE_DESIGN: dict[str, Any] = {
+    "type": "object",
+    "required": ["revision", "graph"],
+    "properties": {"revision": {"type": "integer"}, "graph": GRAPH, "name": {"type": "string"},
+                   "description": {"type": "string"}},
+}
+
+
+def json_body(schema: dict[str, Any]) -> dict[str, Any]:
+    # extend_schema reads a plain dict as {media type: schema}.
+    return {"application/json": schema}
+
+
+def ok(schema: dict[str, Any], description: str = "") -> OpenApiResponse:
+    return OpenApiResponse(response=schema, description=description)
+
+
+ERRORS = {code: ErrorSerializer for code in (400, 401, 403, 404, 409)}
