@@ -22,6 +22,12 @@ PURE_KINDS = frozenset(
 )
 
 
+# kind → {output port: its type}, looked up per edge and per completion.
+PORT_TYPES: dict[str, dict[str, PortType]] = {
+    kind: {p.name: p.types[0] for p in comp.outputs} for kind, comp in COMPONENTS.items()
+}
+
+
 class InvalidGraph(ValueError):
     def __init__(self, message: str, node_id: str | None = None) -> None:
         super().__init__(message)
@@ -45,6 +51,7 @@ class NodeSpec:
     config: dict[str, str]
     comp: Component
     pure: bool
+    port_types: dict[str, PortType]
     inbound: list[Edge] = field(default_factory=list)
     outbound: dict[str, list[Edge]] = field(default_factory=dict)
 
@@ -74,7 +81,8 @@ def compile_graph(graph: dict[str, Any]) -> Plan:
             raise InvalidGraph(f"node id {node_id!r} is used twice", node_id)
         config = {k: v if isinstance(v, str) else str(v)
                   for k, v in (raw.get("config") or {}).items()}
-        nodes[node_id] = NodeSpec(node_id, kind, config, comp, kind in PURE_KINDS)
+        nodes[node_id] = NodeSpec(node_id, kind, config, comp, kind in PURE_KINDS,
+                                  PORT_TYPES[kind])
     input_id = _only(nodes, "input")
     output_id = _only(nodes, "output")
     edges = [_edge(i, raw, nodes) for i, raw in enumerate(graph.get("edges") or [])]
@@ -96,13 +104,12 @@ def _edge(index: int, raw: dict[str, Any], nodes: dict[str, NodeSpec]) -> Edge:
     if src is None or dst is None:
         raise InvalidGraph(f"edge {index} connects a node that does not exist")
     port = raw.get("from_port") or src.comp.default_output or ""
-    out = src.comp.output(port)
-    if out is None:
+    src_type = src.port_types.get(port)
+    if src_type is None:
         raise InvalidGraph(f"{src.id} has no output port {port!r}", src.id)
     to_port = raw.get("to_port") or dst.comp.default_input
     if not dst.comp.inputs or to_port != dst.comp.default_input:
         raise InvalidGraph(f"{dst.id} has no input port {to_port!r}", dst.id)
-    src_type = out.types[0]
     dst_type = target_type(src_type, dst.comp.input_types)
     if dst_type is None:
         raise InvalidGraph(

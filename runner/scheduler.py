@@ -167,11 +167,11 @@ class Scheduler:
             text = out.value
         else:
             fields["port"] = out.port
-            port = spec.comp.output(out.port)
-            if port is None:
+            port_type = spec.port_types.get(out.port)
+            if port_type is None:
                 return self._failed(spec, NodeFailure(
                     "node_error", f"{spec.kind} fired unknown port {out.port!r}"), ready)
-            text = to_text(out.value, port.types[0])
+            text = to_text(out.value, port_type)
         fields["preview"] = self.redactor.preview(text)
         if out.text is not None:
             fields["text"] = self.redactor.redact(out.text)
