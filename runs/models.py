@@ -1,1 +1,122 @@
-"""Models of this app (none yet)."""
+"""Runs, their stored events, run credentials and idempotency keys."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+
+from kionga.models import Project
+
+ACTIVE_STATUSES = ("queued", "running", "waiting")
+FINAL_STATUSES = ("completed", "failed", "cancelled")
+
+
+class Run(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        WAITING = "waiting"
+        COMPLETED = "completed"
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="runs")
+    design = models.ForeignKey(
+        "designs.Design", null=True, blank=True, on_delete=models.CASCADE, related_name="runs"
+    )
+    version_id = models.CharField(max_length=64, blank=True)
+    revision = models.PositiveIntegerField(null=True, blank=True)
+    content_sha256 = models.CharField(max_length=64)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    input = models.TextField(blank=True)
+    session_id = models.CharField(max_length=200, blank=True)
+    allow_side_effects = models.BooleanField(default=False)
+    stop_after = models.CharField(max_length=64, blank=True)
+    output = models.TextField(null=True, blank=True)
+    error = models.JSONField(null=True, blank=True)
+    tokens = models.PositiveBigIntegerField(default=0)
+    cost = models.DecimalField(max_digits=14, decimal_places=6, default=0)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            models.Index(fields=["design", "-created_at"], name="run_design_created"),
+            models.Index(fields=["status"], name="run_status"),
+            models.Index(fields=["created_at"], name="run_created"),
+        ]
+
+    def __str__(self) -> str:
+        return f"run {self.pk} ({self.status})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in ACTIVE_STATUSES
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": str(self.pk),
+            "design_id": str(self.design_id) if self.design_id else None,
+            "version_id": self.version_id or None,
+            "revision": self.revision,
+            "content_sha256": self.content_sha256,
+            "status": self.status,
+            "input": self.input,
+            "output": self.output,
+            "error": self.error,
+            "usage": {"tokens": self.tokens, "cost": float(self.cost)},
+            "allow_side_effects": self.allow_side_effects,
+            "created_at": self.created_at.isoformat(),
+            "started_at": self.started_at.isoformat() if self.started_at else None,
+            "finished_at": self.finished_at.isoformat() if self.finished_at else None,
+        }
+
+
+class RunEvent(models.Model):
+    """A stored run event (node.delta is never stored). Unique per (run, seq): exactly once."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=32)
+    data = models.JSONField()
+
+    class Meta:
+        ordering = ["run", "seq"]
+        constraints = [models.UniqueConstraint(fields=["run", "seq"], name="run_event_unique_seq")]
+
+    def __str__(self) -> str:
+        return f"{self.run_id}#{self.seq} {self.type}"
+
+
+class RunCredential(models.Model):
+    """The run-scoped credential: only its hash is stored; valid while the run is active."""
+
+    run = models.OneToOneField(Run, on_delete=models.CASCADE, related_name="credential")
+    token_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+
+class IdempotencyKey(models.Model):
+    """Idempotency-Key of a run start, scoped to project and caller, kept 24 h."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=200)
+    request_hash = models.CharField(max_length=64)
+    run = models.ForeignKey(Run, null=True, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "user", "key"], name="idempotency_unique")
+        ]

@@ -1,0 +1,131 @@
+"""What the gateway and the runner agree on: the task, its signature, and Redis keys.
+
+Pure Python (no Django): the gateway imports this module too, so both sides sign,
+name keys and count slots the same way.
+
+Events: the runner appends every event to the run's own stream (live SSE, deltas
+included) and every stored event (no deltas) to the shared ingest stream, which
+the gateway drains into PostgreSQL exactly once (unique run + seq).
+
+Slots: a sorted set of run IDs scored by lease expiry (Redis server time). The
+gateway takes a slot when it accepts a run (so a start beyond the cap is refused
+at once, never queued), the runner renews it while the run lives and frees it at
+the end. A lease that runs out means the runner is gone: the gateway's reaper ends
+such a run with `runner_lost`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from typing import Any, Final, Protocol
+
+from contracts.hashing import canonical_json
+
+TASK_NAME: Final = "runner.execute_run"
+QUEUE: Final = "runner"
+
+INGEST_STREAM: Final = "kionga:events"
+INGEST_GROUP: Final = "gateway"
+SLOTS_KEY: Final = "kionga:runner:slots"
+RUNNER_INFO_KEY: Final = "kionga:runner:info"
+
+# How long a slot lives without renewal: the first lease covers the wait in the
+# queue; the runner then renews a shorter one every HEARTBEAT_SECONDS.
+QUEUED_LEASE_SECONDS: Final = 30.0
+RUNNING_LEASE_SECONDS: Final = 10.0
+HEARTBEAT_SECONDS: Final = 2.0
+# Live streams of finished runs are kept this long for late SSE readers.
+STREAM_TTL_SECONDS: Final = 3600
+STREAM_MAXLEN: Final = 20_000
+MIN_TOKEN_LENGTH: Final = 16
+
+
+def run_stream(run_id: str) -> str:
+    return f"kionga:run:{run_id}:events"
+
+
+def cancel_key(run_id: str) -> str:
+    return f"kionga:run:{run_id}:cancel"
+
+
+def claim_key(run_id: str) -> str:
+    return f"kionga:run:{run_id}:claim"
+
+
+def sign(payload: dict[str, Any], token: str) -> str:
+    """HMAC-SHA256 of the payload's canonical JSON, keyed with the runner token."""
+    message = canonical_json(payload).encode("utf-8")
+    return hmac.new(token.encode("utf-8"), message, hashlib.sha256).hexdigest()
+
+
+def verify(payload: Any, signature: Any, token: str) -> bool:
+    if not isinstance(payload, dict) or not isinstance(signature, str):
+        return False
+    return hmac.compare_digest(sign(payload, token), signature)
+
+
+def encode_event(event: dict[str, Any]) -> str:
+    return json.dumps(event, ensure_ascii=False, separators=(",", ":"))
+
+
+class RedisLike(Protocol):
+    def eval(self, script: str, numkeys: int, *keys_and_args: Any) -> Any: ...
+
+
+_ACQUIRE: Final = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+  return 1
+end
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+  return 1
+end
+return 0
+"""
+
+_RENEW: Final = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+return redis.call('ZADD', KEYS[1], 'XX', 'CH', now + tonumber(ARGV[2]), ARGV[1])
+"""
+
+_ALIVE: Final = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) > now then return 1 end
+return 0
+"""
+
+_IN_USE: Final = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
+"""
+
+
+def acquire_slot(redis: RedisLike, run_id: str, max_runs: int,
+                 lease_seconds: float = QUEUED_LEASE_SECONDS) -> bool:
+    """Take (or keep) a slot for run_id unless max_runs live slots are taken."""
+    return bool(redis.eval(_ACQUIRE, 1, SLOTS_KEY, run_id, max_runs, lease_seconds))
+
+
+def renew_slot(redis: RedisLike, run_id: str,
+               lease_seconds: float = RUNNING_LEASE_SECONDS) -> bool:
+    """Extend a slot's lease; False if it already expired (the gateway may have reaped it)."""
+    redis.eval(_RENEW, 1, SLOTS_KEY, run_id, lease_seconds)
+    return slot_alive(redis, run_id)
+
+
+def slot_alive(redis: RedisLike, run_id: str) -> bool:
+    return bool(redis.eval(_ALIVE, 1, SLOTS_KEY, run_id))
+
+
+def slots_in_use(redis: RedisLike) -> int:
+    return int(redis.eval(_IN_USE, 1, SLOTS_KEY))
