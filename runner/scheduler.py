@@ -108,7 +108,8 @@ class Scheduler:
         if exceeded is not None:
             return budget_ending(exceeded)
         self.emitter.event("node.started", node_id=spec.id, kind=spec.kind, attempt=1)
-        value: Any = None
+        # A node without inbound edges (the input, a lone storage or prompt) sees "".
+        value: Any = ""
         vtype: PortType = "text"
         if arrivals:  # several values (not a join): the first by source id wins
             value, vtype = arrivals[0][2], arrivals[0][3]

@@ -66,8 +66,7 @@ async def run_knowledge(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOu
 
 async def run_storage(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
     # The input is optional: unconnected, the key template sees an empty {input}.
-    text = "" if value is None else to_text(value, vtype)
-    key = substitute(ctx.setting("key"), text)
+    key = substitute(ctx.setting("key"), to_text(value, vtype))
     answer = await ctx.run.resources.read_object(ctx.required("dataset").strip(), key)
     content = answer.get("text")
     if not isinstance(content, str):

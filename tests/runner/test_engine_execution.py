@@ -243,3 +243,10 @@ def test_it_runs_many_graphs_on_one_loop() -> None:
         return [r.result.output for r in runs]
 
     assert asyncio.run(main()) == [str(i) for i in range(20)]
+
+
+def test_it_runs_a_node_without_inbound_edges_on_empty_text() -> None:
+    g = graph([("input", "input"), ("lone", "prompt", {"template": "[{input}]"}),
+               ("j", "join"), ("output", "output")], ["input>j", "lone>j", "j>output"])
+    done = run(g, "x")
+    assert json.loads(done.result.output or "") == {"input": "x", "lone": "[]"}
