@@ -41,7 +41,9 @@ async def run_graph(
     backend: ModelBackend | None = None,
 ) -> RunResult:
     emitter = Emitter(emit)
-    secrets = [*request.secrets, *resources.secret_values()]
+    # The client's own secrets (the run credential) are always redacted.
+    declared = getattr(resources, "secret_values", None)
+    secrets = [*request.secrets, *(declared() if callable(declared) else ())]
     try:
         redactor = Redactor(secrets, request.secret_patterns)
     except re.error as exc:
