@@ -1,0 +1,61 @@
+"""Run credentials: ``krc_`` + 43 url-safe characters (256 random bits), one per run.
+
+The runner gets the raw value in its signed task and presents it to the gateway's
+internal listener. Only a SHA-256 is stored: the value is random, so a fast hash is
+enough (as for API tokens). A credential is good while it is not revoked, its run is
+active and it is younger than CREDENTIAL_MAX_AGE.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import timedelta
+
+from django.utils import timezone
+
+from runs.models import ACTIVE_STATUSES, Run, RunCredential
+
+CREDENTIAL_PREFIX = "krc_"
+# Far beyond any run (timeout_seconds ≤ 300): it only bounds a leaked credential of a
+# run whose row still says active because its runner died before the reaper ran.
+CREDENTIAL_MAX_AGE = timedelta(hours=1)
+
+
+def hash_credential(raw: str) -> str:
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+
+
+def issue_credential(run: Run) -> str:
+    """Create the run's credential and return the raw value; it is never retrievable again."""
+    raw = CREDENTIAL_PREFIX + secrets.token_urlsafe(32)
+    # update_or_create: a re-dispatched run gets a fresh value, the old one stops working.
+    RunCredential.objects.update_or_create(
+        run=run,
+        defaults={"token_hash": hash_credential(raw), "revoked_at": None,
+                  "created_at": timezone.now()},
+    )
+    return raw
+
+
+def revoke_credential(run: Run) -> None:
+    """Stop the run's credential from working (idempotent; keeps the first revocation time)."""
+    RunCredential.objects.filter(run=run, revoked_at__isnull=True).update(
+        revoked_at=timezone.now()
+    )
+
+
+def find_active_run(raw_token: str) -> Run | None:
+    """The run whose live credential is raw_token, or None (unknown, revoked, old, run ended)."""
+    if not raw_token.startswith(CREDENTIAL_PREFIX):
+        return None
+    # An exact lookup on the unique hash: timing can at most reveal a hash prefix, and
+    # a hash of a random 256-bit value gives nothing back about the value.
+    found = RunCredential.objects.select_related("run__project", "run__created_by").filter(
+        token_hash=hash_credential(raw_token),
+        revoked_at__isnull=True,
+        created_at__gt=timezone.now() - CREDENTIAL_MAX_AGE,
+        run__status__in=ACTIVE_STATUSES,
+    )
+    credential = found.first()
+    return credential.run if credential else None
