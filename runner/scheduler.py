@@ -11,6 +11,7 @@ next wave, so nodes ready at the same time always start in node-id order.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -124,10 +125,20 @@ class Scheduler:
                 log.exception("node %s failed", spec.id)
                 return self._failed(spec, NodeFailure("node_error", _describe(exc)), ready)
             return self._completed(spec, out, ready)
-        self.tasks[spec.id] = asyncio.get_running_loop().create_task(
+        task = asyncio.get_running_loop().create_task(
             self._attempts(spec, value, vtype, inputs), name=f"node:{spec.id}"
         )
+        task.add_done_callback(functools.partial(self._crashed, spec))
+        self.tasks[spec.id] = task
         return None
+
+    def _crashed(self, spec: NodeSpec, task: asyncio.Task[None]) -> None:
+        """A task that died outside its own error handling still reports, so the loop
+        never waits for a result that will not come."""
+        exc = None if task.cancelled() else task.exception()
+        if exc is not None:
+            log.error("node %s crashed", spec.id, exc_info=exc)
+            self.done.put_nowait((spec, None, NodeFailure("node_error", _describe(exc))))
 
     async def _attempts(self, spec: NodeSpec, value: Any, vtype: PortType,
                         inputs: list[Any]) -> None:

@@ -234,3 +234,17 @@ def test_it_fails_an_api_node_on_an_upstream_error_status() -> None:
     done = run(chain(("a", "api", {"connection": "c-1", "request": "GET /x"})),
                resources=resources, allow_side_effects=True)
     assert done.terminal["error"] == {"code": "node_error", "message": "GET /x answered 502"}
+
+
+@pytest.mark.allow_output  # the crash is logged with its traceback
+def test_it_fails_a_node_whose_task_crashes_outside_the_component(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from runner import scheduler
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("no context")
+
+    monkeypatch.setattr(scheduler, "StreamRedactor", broken)
+    done = run(chain(("m", "model")))
+    assert done.terminal["error"] == {"code": "node_error", "message": "RuntimeError: no context"}
+    assert done.terminal["node_id"] == "m"

@@ -110,3 +110,27 @@ def test_it_surfaces_approvals_of_a_subflow_on_the_calling_node() -> None:
     assert done.one("approval.requested", "f")["approval_id"] == "apr-1"
     assert done.one("approval.resolved", "f")["port"] == "approved"
     assert done.result.output == "ship it"
+
+
+def test_it_maps_with_bounded_concurrency() -> None:
+    import asyncio
+    import time
+
+    running = {"now": 0, "peak": 0}
+
+    async def slow(value: Any) -> str:
+        running["now"] += 1
+        running["peak"] = max(running["peak"], running["now"])
+        await asyncio.sleep(0.1)
+        running["now"] -= 1
+        return "ok"
+
+    resources = InMemoryResources(functions={"slow": slow})
+    subflows = {"v-slow": chain(("t", "tool", {"tool": "slow"}))}
+    started = time.monotonic()
+    done = run(flow("map", {"subflow": "v-slow", "concurrency": "2"}), "[1, 2, 3, 4]",
+               subflows=subflows, resources=resources, allow_side_effects=True)
+    elapsed = time.monotonic() - started
+    assert done.completed("f")["iterations"] == 4
+    assert running["peak"] == 2
+    assert 0.18 < elapsed < 0.35  # two rounds of two, not four in a row
