@@ -133,4 +133,4 @@ def test_it_maps_with_bounded_concurrency() -> None:
     elapsed = time.monotonic() - started
     assert done.completed("f")["iterations"] == 4
     assert running["peak"] == 2
-    assert 0.18 < elapsed < 0.35  # two rounds of two, not four in a row
+    assert 0.18 < elapsed < 0.39  # two rounds of two, not four in a row (0.4 s)
