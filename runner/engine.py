@@ -128,9 +128,12 @@ async def _finish(emitter: Emitter, redactor: Redactor, ending: Ending | None,
         result.output = None if ending.output is None else redactor.output(ending.output)
         emitter.event("run.completed", output=result.output, usage=usage)
     else:
-        result.status, result.error, result.reason = "failed", ending.error, ending.reason
+        raw = ending.error or {"code": "node_error", "message": "the run failed"}
+        # Node errors are redacted already; engine errors and the like are not.
+        error = {"code": raw["code"], "message": redactor.preview(raw["message"])}
+        result.status, result.error, result.reason = "failed", error, ending.reason
         result.node_id = ending.node_id
-        fields: dict[str, Any] = {"error": ending.error, "reason": ending.reason, "usage": usage}
+        fields: dict[str, Any] = {"error": error, "reason": ending.reason, "usage": usage}
         if ending.node_id is not None:
             fields["node_id"] = ending.node_id
         if ending.budget is not None:

@@ -89,10 +89,17 @@ end
 return 0
 """
 
+# Only a live lease is renewed: one that ran out stays dead even before anyone purged
+# it, so a run the reaper already judged lost cannot come back to life.
 _RENEW: Final = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
-return redis.call('ZADD', KEYS[1], 'XX', 'CH', now + tonumber(ARGV[2]), ARGV[1])
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) > now then
+  redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[2]), ARGV[1])
+  return 1
+end
+return 0
 """
 
 _ALIVE: Final = """
@@ -119,8 +126,7 @@ def acquire_slot(redis: RedisLike, run_id: str, max_runs: int,
 def renew_slot(redis: RedisLike, run_id: str,
                lease_seconds: float = RUNNING_LEASE_SECONDS) -> bool:
     """Extend a slot's lease; False if it already expired (the gateway may have reaped it)."""
-    redis.eval(_RENEW, 1, SLOTS_KEY, run_id, lease_seconds)
-    return slot_alive(redis, run_id)
+    return bool(redis.eval(_RENEW, 1, SLOTS_KEY, run_id, lease_seconds))
 
 
 def slot_alive(redis: RedisLike, run_id: str) -> bool:
@@ -129,3 +135,8 @@ def slot_alive(redis: RedisLike, run_id: str) -> bool:
 
 def slots_in_use(redis: RedisLike) -> int:
     return int(redis.eval(_IN_USE, 1, SLOTS_KEY))
+
+
+def release_slot(redis: RedisLike, run_id: str) -> None:
+    """Free run_id's slot (the runner, when the run's last event is in Redis)."""
+    redis.eval("return redis.call('ZREM', KEYS[1], ARGV[1])", 1, SLOTS_KEY, run_id)
