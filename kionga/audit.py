@@ -15,7 +15,7 @@ def record(
     project: Project | None = None,
     actor: User | AnonymousUser | None = None,
     target_type: str = "",
-    target_id: str | int = "",
+    target_id: object = "",
     details: dict[str, Any] | None = None,
 ) -> AuditEvent:
     # Anonymous callers and system jobs (e.g. pruning) are stored as actor=None.

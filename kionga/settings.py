@@ -140,6 +140,13 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_TIMEZONE = "UTC"
+# Gateway jobs have their own queue; runs go to the runner's queue (runner.protocol.QUEUE).
+CELERY_TASK_DEFAULT_QUEUE = "gateway"
+# Nobody reads task results: runs report through their event streams.
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_BEAT_SCHEDULE = {
+    "prune-runs": {"task": "runs.prune_runs", "schedule": 3600.0},
+}
 
 # Product configuration (agent-graph-reference.md "Configuration").
 KIONGA_AGENT_DESIGNER_RUNNER_URL = env_str("KIONGA_AGENT_DESIGNER_RUNNER_URL", "")

@@ -1,0 +1,28 @@
+"""Redis connections of the gateway: one sync client per process, async ones per event loop."""
+
+from __future__ import annotations
+
+import asyncio
+from functools import cache
+
+import redis
+import redis.asyncio as aioredis
+from django.conf import settings
+
+
+@cache
+def sync_redis() -> redis.Redis:
+    return redis.Redis.from_url(settings.REDIS_URL, health_check_interval=30)
+
+
+_async_clients: dict[int, aioredis.Redis] = {}
+
+
+def async_redis() -> aioredis.Redis:
+    """A client bound to the running loop (an asyncio client must not cross loops)."""
+    loop_id = id(asyncio.get_running_loop())
+    client = _async_clients.get(loop_id)
+    if client is None:
+        client = aioredis.Redis.from_url(settings.REDIS_URL, health_check_interval=30)
+        _async_clients[loop_id] = client
+    return client

@@ -1,0 +1,41 @@
+"""Cancelling a run: tell the runner, or end the run here if no runner has taken it yet."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import redis
+from django.contrib.auth.models import User
+
+from kionga import audit
+from kionga.errors import APIError
+from kionga.redis_client import sync_redis
+from runner import protocol
+from runs.models import Run
+
+
+def do_cancel_run(user: User, run: Run) -> Run:
+    if not run.is_active:
+        raise APIError(409, "run_not_active", f"The run is already {run.status}.")
+    client = sync_redis()
+    client.set(protocol.cancel_key(str(run.pk)), "1", ex=86400)
+    audit.record("run.cancel_requested", project=run.project, actor=user, target_type="run",
+                 target_id=run.pk)
+    # Claiming the run first means no runner will start it: end it ourselves, at once.
+    if client.set(protocol.claim_key(str(run.pk)), "cancelled", nx=True, ex=86400):
+        _emit_cancelled(client, str(run.pk))
+    return run
+
+
+def _emit_cancelled(client: redis.Redis, run_id: str) -> None:
+    event = {"seq": 0, "type": "run.cancelled",
+             "at": datetime.now(UTC).isoformat(timespec="milliseconds"),
+             "reason": "cancelled before the runner started it"}
+    encoded = protocol.encode_event(event)
+    pipe = client.pipeline(transaction=False)
+    pipe.xadd(protocol.run_stream(run_id), {"e": encoded}, maxlen=protocol.STREAM_MAXLEN,
+              approximate=True)
+    pipe.xadd(protocol.INGEST_STREAM, {"run": run_id, "e": encoded})
+    pipe.expire(protocol.run_stream(run_id), protocol.STREAM_TTL_SECONDS)
+    pipe.zrem(protocol.SLOTS_KEY, run_id)
+    pipe.execute()

@@ -1,0 +1,77 @@
+"""Hand a run to the runner: a capacity slot first, then a signed Celery task.
+
+Nothing secret from the platform goes into the payload: graphs hold resource IDs,
+and the run credential is the only key the runner gets.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from celery import Celery
+from django.conf import settings
+
+from kionga.errors import APIError
+from kionga.redis_client import sync_redis
+from runner import protocol
+from runs.models import Run
+
+
+def check_runner_configured() -> None:
+    if not settings.KIONGA_AGENT_DESIGNER_RUNNER_URL:
+        raise APIError(
+            503,
+            "runner_not_configured",
+            "Runs are disabled: set KIONGA_AGENT_DESIGNER_RUNNER_URL on the gateway and start "
+            "the runner.",
+        )
+
+
+def runner_max_runs() -> int:
+    """The runner's own cap when it has announced one, else the configured default."""
+    announced = sync_redis().hget(protocol.RUNNER_INFO_KEY, "max_runs")
+    try:
+        return int(announced) if announced is not None else settings.KIONGA_DESIGNER_MAX_RUNS
+    except (TypeError, ValueError):
+        return int(settings.KIONGA_DESIGNER_MAX_RUNS)
+
+
+def check_capacity(run_id: str) -> None:
+    """Take a slot for run_id or refuse the start (never queue silently)."""
+    if not protocol.acquire_slot(sync_redis(), run_id, runner_max_runs()):
+        raise APIError(
+            429,
+            "runner_at_capacity",
+            "The runner is at capacity; wait for running graphs to finish or raise "
+            "KIONGA_DESIGNER_MAX_RUNS.",
+            {"max_runs": runner_max_runs()},
+        )
+
+
+def release_capacity(run_id: str) -> None:
+    sync_redis().zrem(protocol.SLOTS_KEY, run_id)
+
+
+def build_payload(run: Run, graph: dict[str, Any], history: list[dict[str, Any]],
+                  credential: str) -> dict[str, Any]:
+    return {
+        "run_id": str(run.pk),
+        "project_id": run.project_id,
+        "graph": graph,
+        "input": run.input,
+        "session_id": run.session_id or None,
+        "history": history,
+        "allow_side_effects": run.allow_side_effects,
+        "stop_after": run.stop_after or None,
+        "subflows": {},
+        "secret_patterns": list(settings.KIONGA_SECRET_PATTERNS),
+        "credential": credential,
+        "callback_url": settings.KIONGA_AGENT_DESIGNER_CALLBACK_URL,
+        "issued_at": datetime.now(UTC).isoformat(),
+    }
+
+
+def send_run(celery_app: Celery, payload: dict[str, Any]) -> None:
+    signature = protocol.sign(payload, settings.KIONGA_AGENT_DESIGNER_RUNNER_TOKEN)
+    celery_app.send_task(protocol.TASK_NAME, args=[payload, signature], queue=protocol.QUEUE)

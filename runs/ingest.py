@@ -1,0 +1,109 @@
+"""Drain run events from Redis into PostgreSQL: every stored event exactly once, in order.
+
+The runner appends stored events to one shared stream; this consumer group reads
+them in batches, inserts them (unique run + seq, so a redelivered entry is a no-op),
+applies them to their runs and only then acknowledges them. Entries another
+consumer left pending (it died) are claimed after IDLE_CLAIM_MS.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+from collections import defaultdict
+from typing import Any
+
+import redis
+from django.db import transaction
+
+from runner import protocol
+from runs.lifecycle import apply_event, on_finished
+from runs.models import FINAL_STATUSES, Run, RunEvent
+
+log = logging.getLogger(__name__)
+
+BATCH = 500
+IDLE_CLAIM_MS = 30_000
+
+Entry = tuple[bytes, dict[bytes, bytes]]
+
+
+def consumer_name() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}"
+
+
+def ensure_group(client: redis.Redis) -> None:
+    try:
+        client.xgroup_create(protocol.INGEST_STREAM, protocol.INGEST_GROUP, id="0",
+                             mkstream=True)
+    except redis.ResponseError as exc:
+        if "BUSYGROUP" not in str(exc):
+            raise
+
+
+def read_batch(client: redis.Redis, consumer: str, block_ms: int) -> list[Entry]:
+    """New entries for this consumer, or entries other consumers left behind."""
+    claimed_answer: Any = client.xautoclaim(protocol.INGEST_STREAM, protocol.INGEST_GROUP,
+                                           consumer, IDLE_CLAIM_MS, "0-0", count=BATCH)
+    claimed = claimed_answer[1]
+    if claimed:
+        return [e for e in claimed if e and e[1]]
+    answer: Any = client.xreadgroup(protocol.INGEST_GROUP, consumer, {protocol.INGEST_STREAM: ">"},
+                               count=BATCH, block=block_ms)
+    return [entry for _stream, entries in answer or [] for entry in entries]
+
+
+def store_entries(entries: list[Entry]) -> int:
+    """Store the events of `entries` and apply them to their runs; returns rows inserted."""
+    by_run: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for _id, fields in entries:
+        event = _decode(fields)
+        if event is not None:
+            by_run[fields[b"run"].decode()].append(event)
+    inserted = 0
+    for run_id, events in by_run.items():
+        inserted += _store_run_events(run_id, sorted(events, key=lambda e: e["seq"]))
+    return inserted
+
+
+def _store_run_events(run_id: str, events: list[dict[str, Any]]) -> int:
+    with transaction.atomic():
+        run = Run.objects.select_for_update().filter(pk=run_id).first()
+        if run is None or run.status in FINAL_STATUSES:
+            # Pruned, unknown, or already ended (e.g. reaped as runner_lost): nothing
+            # may follow a terminal event.
+            return 0
+        rows = [RunEvent(run=run, seq=e["seq"], type=e["type"], data=e) for e in events]
+        RunEvent.objects.bulk_create(rows, ignore_conflicts=True)
+        changed: set[str] = set()
+        for event in events:
+            changed.update(apply_event(run, event))
+        if changed:
+            run.save(update_fields=sorted(changed))
+        if run.status in FINAL_STATUSES:
+            transaction.on_commit(lambda: on_finished(run))
+    return len(rows)
+
+
+def _decode(fields: dict[bytes, bytes]) -> dict[str, Any] | None:
+    try:
+        event = json.loads(fields[b"e"])
+        fields[b"run"].decode()
+    except (KeyError, ValueError, UnicodeDecodeError):
+        log.warning("skipping a malformed event entry")
+        return None
+    if not isinstance(event, dict) or type(event.get("seq")) is not int:
+        log.warning("skipping an event without seq")
+        return None
+    return event
+
+
+def drain_once(client: redis.Redis, consumer: str, block_ms: int = 100) -> int:
+    entries = read_batch(client, consumer, block_ms)
+    if not entries:
+        return 0
+    store_entries(entries)
+    client.xack(protocol.INGEST_STREAM, protocol.INGEST_GROUP, *[e[0] for e in entries])
+    return len(entries)

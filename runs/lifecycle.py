@@ -1,0 +1,73 @@
+"""What a stored event does to its run: status, output, usage, and the end of a run.
+
+Called by the event ingester (and the reaper) inside a transaction. The end of a run
+revokes its credential, cancels its pending approvals, frees its slot and writes
+the audit event, whoever ended it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from kionga import audit
+from runs.credentials import revoke_credential
+from runs.models import FINAL_STATUSES, Run
+
+_TERMINAL = {"run.completed": "completed", "run.failed": "failed", "run.cancelled": "cancelled"}
+
+
+def apply_event(run: Run, event: dict[str, Any]) -> list[str]:
+    """Update `run` in memory for one event; returns the changed field names."""
+    kind = event.get("type")
+    if kind == "run.started" and run.status == "queued":
+        run.status, run.started_at = "running", _at(event)
+        return ["status", "started_at"]
+    if kind == "approval.requested" and run.status == "running":
+        run.status = "waiting"
+        return ["status"]
+    if kind == "approval.resolved" and run.status == "waiting":
+        run.status = "running"
+        return ["status"]
+    if kind in _TERMINAL and run.status not in FINAL_STATUSES:
+        return _finish(run, _TERMINAL[str(kind)], event)
+    return []
+
+
+def _finish(run: Run, status: str, event: dict[str, Any]) -> list[str]:
+    run.status, run.finished_at = status, _at(event)
+    run.output = event.get("output") if status == "completed" else None
+    error = event.get("error")
+    if status == "failed":
+        run.error = error if isinstance(error, dict) else {
+            "code": str(event.get("reason") or "failed"), "message": "The run failed."}
+    usage = event.get("usage")
+    if isinstance(usage, dict) and isinstance(usage.get("tokens"), int):
+        # The gateway adds model-resource tokens as they are billed; the engine's total
+        # counts every model call, so the larger is the truth.
+        run.tokens = max(run.tokens, usage["tokens"])
+    if run.started_at is None:
+        run.started_at = run.finished_at
+    return ["status", "finished_at", "output", "error", "tokens", "started_at"]
+
+
+def on_finished(run: Run) -> None:
+    """Side effects of a run's end, after its row says so."""
+    from approvals.actions import do_cancel_pending_approvals
+    from runs.dispatch import release_capacity
+
+    revoke_credential(run)
+    if run.status == "cancelled":
+        do_cancel_pending_approvals(run)
+    action = "run.cancelled" if run.status == "cancelled" else "run.finished"
+    audit.record(action, project=run.project, target_type="run", target_id=run.pk,
+                 details={"status": run.status, "error": run.error})
+    release_capacity(str(run.pk))
+
+
+def _at(event: dict[str, Any]) -> datetime:
+    parsed = parse_datetime(str(event.get("at") or ""))
+    return parsed or timezone.now()

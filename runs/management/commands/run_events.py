@@ -1,0 +1,68 @@
+"""`manage.py run_events`: event ingester and runner-lost reaper (Procfile `events`)."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import time
+from types import FrameType
+from typing import Any
+
+import redis
+from django.core.management.base import BaseCommand, CommandParser
+from django.db import close_old_connections
+
+from kionga.redis_client import sync_redis
+from runs import ingest, reaper
+
+log = logging.getLogger(__name__)
+
+
+class Command(BaseCommand):
+    help = "Store run events from Redis in the database and end runs whose runner is gone."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--reap-every", type=float, default=1.0)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        self.stopping = False
+        signal.signal(signal.SIGTERM, self._stop)
+        signal.signal(signal.SIGINT, self._stop)
+        consumer = ingest.consumer_name()
+        next_reap = 0.0
+        client = sync_redis()
+        needs_group = True
+        while not self.stopping:
+            try:
+                if needs_group:
+                    ingest.ensure_group(client)
+                    needs_group = False
+                next_reap = self._loop_once(client, consumer, next_reap, options["reap_every"])
+            except redis.ConnectionError:
+                # Redis restarting: stored events are safe in PostgreSQL; wait and go on.
+                # A Redis without persistence comes back without our group: recreate it.
+                log.warning("Redis unavailable; retrying")
+                needs_group = True
+                time.sleep(0.5)
+            except redis.ResponseError as exc:
+                if "NOGROUP" not in str(exc):
+                    raise
+                needs_group = True
+            finally:
+                close_old_connections()
+
+    def _loop_once(self, client: redis.Redis, consumer: str, next_reap: float,
+                   every: float) -> float:
+        if time.monotonic() < next_reap:
+            ingest.drain_once(client, consumer)
+            return next_reap
+        # Lost leases first, then the events already sent, then reap what is still active.
+        candidates = reaper.lost_candidates(client)
+        while ingest.drain_once(client, consumer, block_ms=1):
+            pass
+        if candidates:
+            reaper.reap(client, candidates)
+        return time.monotonic() + every
+
+    def _stop(self, signum: int, frame: FrameType | None) -> None:
+        self.stopping = True

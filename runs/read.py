@@ -1,0 +1,61 @@
+"""Reading runs and their stored events (access checked through the design)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from designs.actions import check_design_access
+from designs.models import Design
+from kionga.access import AnyUser
+from kionga.errors import APIError, not_found
+from runs.models import Run, RunEvent
+
+PAGE_SIZE = 200
+
+
+def check_run_access(user: AnyUser, design_id: str, run_id: str,
+                     min_role: str = "viewer") -> Run:
+    design = check_design_access(user, design_id, min_role)
+    try:
+        pk = uuid.UUID(str(run_id))
+    except ValueError:
+        raise not_found("Run not found.") from None
+    run = Run.objects.filter(pk=pk, design=design).first()
+    if run is None:
+        raise not_found("Run not found.")
+    return run
+
+
+def events_after(run: Run, after: int, limit: int = PAGE_SIZE) -> list[dict[str, Any]]:
+    rows = RunEvent.objects.filter(run=run, seq__gt=after).order_by("seq")[:limit]
+    return [row.data for row in rows]
+
+
+def run_with_events(run: Run) -> dict[str, Any]:
+    return {**run.to_dict(), "events": events_after(run, -1, limit=10_000)}
+
+
+def events_page(run: Run, after: int, limit: int) -> dict[str, Any]:
+    events = events_after(run, after, limit)
+    last = events[-1]["seq"] if events else after
+    done = run.status in ("completed", "failed", "cancelled") and not RunEvent.objects.filter(
+        run=run, seq__gt=last).exists()
+    return {"events": events, "next_after": last, "complete": done}
+
+
+def runs_of(design: Design, limit: int = 100) -> list[dict[str, Any]]:
+    return [r.to_dict() for r in Run.objects.filter(design=design)[:limit]]
+
+
+def parse_after(raw: str | None, *, strict: bool = True) -> int:
+    """`?after=` must be an integer (400 otherwise); a garbled Last-Event-ID restarts."""
+    if raw in (None, ""):
+        return -1
+    try:
+        return max(int(str(raw)), -1)
+    except ValueError:
+        if strict:
+            raise APIError(400, "invalid_request", "after must be an integer (a seq).",
+                           {"field": "after"}) from None
+        return -1

@@ -1,0 +1,116 @@
+"""Server-Sent Events of one run: stored events first, then live from the run's stream.
+
+A client resuming with Last-Event-ID gets every stored event after it from
+PostgreSQL, then the run's Redis stream, skipping seqs it already has (dedupe on
+seq), so it misses none and gets none twice. Deltas carry no id of their own (an
+SSE frame without id keeps the resume point), and are live only. The stream ends
+after the terminal event. Nothing here blocks a thread while it waits.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from asgiref.sync import sync_to_async
+
+from kionga.redis_client import async_redis
+from runner import protocol
+from runs.models import FINAL_STATUSES, Run, RunEvent
+
+KEEPALIVE_MS = 15_000
+TERMINAL = frozenset({"run.completed", "run.failed", "run.cancelled"})
+
+
+def frame(event: dict[str, Any]) -> bytes:
+    data = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
+    if event.get("type") == "node.delta":
+        return f"event: delta\ndata: {data}\n\n".encode()
+    return f"id: {event['seq']}\nevent: {event['type']}\ndata: {data}\n\n".encode()
+
+
+def _stored_after(run_id: str, after: int, before: int | None = None) -> list[dict[str, Any]]:
+    rows = RunEvent.objects.filter(run_id=run_id, seq__gt=after)
+    if before is not None:
+        rows = rows.filter(seq__lt=before)
+    return [r.data for r in rows.order_by("seq")]
+
+
+def _is_final(run_id: str) -> bool:
+    return Run.objects.filter(pk=run_id, status__in=FINAL_STATUSES).exists()
+
+
+stored_after = sync_to_async(_stored_after, thread_sensitive=False)
+is_final = sync_to_async(_is_final, thread_sensitive=False)
+
+
+class _Cursor:
+    """The last seq sent; true once the terminal event went out."""
+
+    def __init__(self, last_seq: int) -> None:
+        self.last_seq = last_seq
+        self.done = False
+
+    def take(self, event: dict[str, Any]) -> bytes | None:
+        if event.get("type") == "node.delta":
+            return frame(event) if event.get("seq", -1) >= self.last_seq else None
+        seq = event.get("seq")
+        if type(seq) is not int or seq <= self.last_seq or self.done:
+            return None
+        self.last_seq = seq
+        self.done = event.get("type") in TERMINAL
+        return frame(event)
+
+
+async def run_event_stream(run_id: str, last_seq: int) -> AsyncIterator[bytes]:
+    cursor = _Cursor(last_seq)
+    yield b"retry: 2000\n\n"
+    for event in await stored_after(run_id, cursor.last_seq):
+        if (out := cursor.take(event)) is not None:
+            yield out
+    if cursor.done:
+        return
+    async for out in _live(run_id, cursor):
+        yield out
+
+
+async def _live(run_id: str, cursor: _Cursor) -> AsyncIterator[bytes]:
+    client = async_redis()
+    stream, position = protocol.run_stream(run_id), "0-0"
+    while not cursor.done:
+        answer: Any = await client.xread({stream: position}, count=500, block=KEEPALIVE_MS)
+        if not answer:
+            async for out in _when_quiet(run_id, cursor):
+                yield out
+            continue
+        for entry_id, fields in answer[0][1]:
+            position = entry_id
+            event = json.loads(fields[b"e"])
+            async for out in _fill_gap(run_id, cursor, event):
+                yield out
+            if (taken := cursor.take(event)) is not None:
+                yield taken
+            if cursor.done:
+                return
+
+
+async def _fill_gap(run_id: str, cursor: _Cursor, event: dict[str, Any]) -> AsyncIterator[bytes]:
+    # The live stream skipped seqs (Redis lost entries): the stored log may have them.
+    seq = event.get("seq")
+    if event.get("type") != "node.delta" and type(seq) is int and seq > cursor.last_seq + 1:
+        for missing in await stored_after(run_id, cursor.last_seq, before=seq):
+            if (out := cursor.take(missing)) is not None:
+                yield out
+
+
+async def _when_quiet(run_id: str, cursor: _Cursor) -> AsyncIterator[bytes]:
+    # No live entry for a while: a run that ended while its stream was lost is
+    # finished from the stored log; otherwise keep proxies from closing the line.
+    if await is_final(run_id):
+        for event in await stored_after(run_id, cursor.last_seq):
+            if (out := cursor.take(event)) is not None:
+                yield out
+        cursor.done = True
+        return
+    yield b": keepalive\n\n"

@@ -1,0 +1,117 @@
+"""Runs API: start, list, read, follow (JSON pages or SSE) and cancel runs of a design."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.contrib.auth.models import AnonymousUser, User
+from django.http import HttpRequest, HttpResponseBase, StreamingHttpResponse
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.decorators import api_view
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from designs.actions import check_design_access
+from designs.openapi import ERRORS, json_body, ok
+from kionga.errors import APIError, error_response
+from kionga.models import Role
+from kionga.tokens import find_user_by_token
+from runs import idempotency, read
+from runs import openapi as doc
+from runs.cancel import do_cancel_run
+from runs.sse import run_event_stream
+from runs.start import check_start_request, do_start_run
+
+IDEMPOTENCY = OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False)
+AFTER = OpenApiParameter("after", int, required=False, description="Events after this seq.")
+RUN_ERRORS = {**ERRORS, 422: ERRORS[400], 429: ERRORS[400], 503: ERRORS[400]}
+
+
+@extend_schema(methods=["GET"], responses={200: ok(doc.RUN_LIST), **ERRORS},
+               operation_id="list_runs")
+@extend_schema(methods=["POST"], request=json_body(doc.START_RUN), parameters=[IDEMPOTENCY],
+               responses={201: ok(doc.RUN), 200: ok(doc.RUN), **RUN_ERRORS},
+               operation_id="start_run")
+@api_view(["GET", "POST"])
+def runs(request: Request, design_id: str) -> Response:
+    if request.method == "GET":
+        design = check_design_access(request.user, design_id)
+        return Response({"runs": read.runs_of(design)})
+    design = check_design_access(request.user, design_id, Role.EDITOR)
+    start = check_start_request(request.data)
+    key = idempotency.check_key(request.headers.get("Idempotency-Key"))
+    assert isinstance(request.user, User)
+    user = request.user
+    run, replayed = idempotency.start_once(design.project, user, key, start.fingerprint(),
+                                           lambda: do_start_run(user, design, start))
+    return Response(run.to_dict(), status=200 if replayed else 201)
+
+
+@extend_schema(responses={200: ok(doc.RUN_WITH_EVENTS), **ERRORS}, operation_id="get_run")
+@api_view(["GET"])
+def run(request: Request, design_id: str, run_id: str) -> Response:
+    return Response(read.run_with_events(read.check_run_access(request.user, design_id, run_id)))
+
+
+@extend_schema(request=None, responses={202: ok(doc.RUN), **ERRORS}, operation_id="cancel_run")
+@api_view(["POST"])
+def cancel(request: Request, design_id: str, run_id: str) -> Response:
+    found = read.check_run_access(request.user, design_id, run_id, Role.EDITOR)
+    assert isinstance(request.user, User)
+    return Response(do_cancel_run(request.user, found).to_dict(), status=202)
+
+
+@extend_schema(parameters=[AFTER, OpenApiParameter("limit", int, required=False)],
+               responses={200: ok(doc.EVENTS_PAGE), **ERRORS}, operation_id="run_events")
+@api_view(["GET"])
+def events_page(request: Request, design_id: str, run_id: str) -> Response:
+    found = read.check_run_access(request.user, design_id, run_id)
+    after = read.parse_after(request.query_params.get("after"))
+    limit = _limit(request.query_params.get("limit"))
+    return Response(read.events_page(found, after, limit))
+
+
+async def events(request: HttpRequest, design_id: str, run_id: str) -> HttpResponseBase:
+    """JSON pages through DRF; `Accept: text/event-stream` streams without holding a thread."""
+    if "text/event-stream" not in request.headers.get("Accept", ""):
+        return await sync_to_async(events_page)(request, design_id, run_id)
+    try:
+        user = await _authenticate(request)
+        found = await sync_to_async(read.check_run_access)(user, design_id, run_id)
+    except APIError as exc:
+        return error_response(exc.status_code, exc.code, exc.message, exc.details)
+    last = request.headers.get("Last-Event-ID") or request.GET.get("after")
+    stream = run_event_stream(str(found.pk), read.parse_after(last, strict=False))
+    response = StreamingHttpResponse(stream, content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response
+
+
+# The schema generator documents `events` through its JSON twin.
+events.cls = events_page.cls  # type: ignore[attr-defined]
+events.initkwargs = events_page.initkwargs  # type: ignore[attr-defined]
+
+
+async def _authenticate(request: HttpRequest) -> User:
+    header = request.headers.get("Authorization", "")
+    if header.lower().startswith("bearer "):
+        user = await sync_to_async(find_user_by_token)(header[7:].strip())
+        if user is None:
+            raise APIError(401, "invalid_token", "The token is unknown or revoked.")
+        return user
+    session_user: Any = await request.auser()
+    if isinstance(session_user, AnonymousUser) or not session_user.is_authenticated:
+        raise APIError(401, "not_authenticated", "Authentication credentials were not provided.")
+    return session_user
+
+
+def _limit(raw: str | None) -> int:
+    if raw in (None, ""):
+        return read.PAGE_SIZE
+    try:
+        return min(max(int(str(raw)), 1), 1000)
+    except ValueError:
+        raise APIError(400, "invalid_request", "limit must be an integer.",
+                       {"field": "limit"}) from None

@@ -1,0 +1,41 @@
+"""A start beyond the runner's cap is refused at once with 429, never queued silently."""
+
+from typing import Any
+
+import pytest
+import redis
+
+from runner import protocol
+from runs.models import Run
+from tests.conftest import Api
+from tests.designs_helpers import make_design
+from tests.runs_helpers import start_url
+
+# Real commits: a run is dispatched only when its transaction commits.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_it_answers_429_at_capacity(api: Api, alice: Any, acme: Any, runner_configured: Any,
+                                    rds: redis.Redis) -> None:
+    runner_configured.KIONGA_DESIGNER_MAX_RUNS = 2
+    design = make_design(alice, acme)
+    client = api.client_for(alice)
+    first = [client.post(start_url(design), {}, format="json") for _ in range(2)]
+    assert [r.status_code for r in first] == [201, 201]
+    error = api.assert_error(client.post(start_url(design), {}, format="json"), 429,
+                             "runner_at_capacity")
+    assert error["details"]["max_runs"] == 2
+    assert Run.objects.count() == 2 and len(rds.lrange(protocol.QUEUE, 0, -1)) == 2
+    rds.zrem(protocol.SLOTS_KEY, first[0].json()["id"])
+    assert client.post(start_url(design), {}, format="json").status_code == 201
+
+
+def test_it_uses_the_cap_the_runner_announced(api: Api, alice: Any, acme: Any,
+                                              runner_configured: Any,
+                                              rds: redis.Redis) -> None:
+    rds.hset(protocol.RUNNER_INFO_KEY, "max_runs", 1)
+    design = make_design(alice, acme)
+    client = api.client_for(alice)
+    assert client.post(start_url(design), {}, format="json").status_code == 201
+    api.assert_error(client.post(start_url(design), {}, format="json"), 429,
+                     "runner_at_capacity")
