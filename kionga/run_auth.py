@@ -1,0 +1,109 @@
+"""Run-credential authentication, for the internal listener only.
+
+``Authorization: Bearer <run credential>`` authenticates as the person who started
+the run, inside the run's project. The credential carries no rights of its own: the
+person's membership is re-read on every call, so removing them (or making them a
+viewer) stops the run's next resource call with 403 ``resource_denied``.
+
+Nothing else authenticates here: API tokens and sessions get 401, and the public
+listener's BearerTokenAuthentication does not know run credentials.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib.auth.models import User
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.utils import extend_schema
+from rest_framework.authentication import BaseAuthentication, get_authorization_header
+from rest_framework.decorators import api_view, authentication_classes, permission_classes
+from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
+
+from kionga.access import ROLE_RANK
+from kionga.errors import APIError
+from kionga.models import Membership, Role
+from runs.credentials import find_active_run
+from runs.models import Run
+
+REALM = 'Bearer realm="internal"'
+
+
+class RunCredentialAuthentication(BaseAuthentication):
+    """Sets request.user to run.created_by and request.auth to the Run; 401 otherwise."""
+
+    def authenticate(self, request: Request) -> tuple[User, Run]:
+        parts = get_authorization_header(request).split()
+        # Unlike the public API there is no fallback (no session): a missing header is 401.
+        if len(parts) != 2 or parts[0].lower() != b"bearer":
+            raise invalid_credential("Send 'Authorization: Bearer <run credential>'.")
+        run = find_active_run(parts[1].decode("latin-1"))
+        if run is None:
+            raise invalid_credential("The run credential is unknown, revoked or its run ended.")
+        if run.created_by is None:
+            # The person was deleted: nobody's grants left to inherit.
+            raise resource_denied("The person who started this run no longer exists.")
+        return run.created_by, run
+
+    def authenticate_header(self, request: Request) -> str:
+        return REALM
+
+
+class HasLiveRunGrant(BasePermission):
+    """The run's starter is still active and an editor or admin of the run's project."""
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        run = request.auth
+        if not isinstance(run, Run):  # only RunCredentialAuthentication authenticates here
+            raise invalid_credential("A run credential is required.")
+        check_live_grant(run)
+        return True
+
+
+def check_live_grant(run: Run) -> None:
+    """403 resource_denied unless run.created_by may still run things in run.project."""
+    user = run.created_by
+    membership = None
+    if user is not None and user.is_active:
+        membership = Membership.objects.filter(project_id=run.project_id, user_id=user.pk).first()
+    if membership is None or ROLE_RANK[membership.role] < ROLE_RANK[Role.EDITOR]:
+        raise resource_denied("The person who started this run may no longer run agents "
+                              "in its project.")
+
+
+def run_view(methods: list[str], **schema: Any) -> Callable[[Callable[..., Any]], Any]:
+    """@api_view for the internal listener: run credential only, live grant checked."""
+
+    def wrap(func: Callable[..., Any]) -> Any:
+        func = permission_classes([HasLiveRunGrant])(func)
+        func = authentication_classes([RunCredentialAuthentication])(func)
+        return extend_schema(**schema)(api_view(methods)(func))
+
+    return wrap
+
+
+def run_of(request: Request) -> Run:
+    """The run whose credential authenticated request (run_view guarantees one)."""
+    assert isinstance(request.auth, Run)
+    return request.auth
+
+
+def invalid_credential(message: str) -> APIError:
+    error = APIError(401, "invalid_credential", message)
+    # Read by kionga.errors when rendering: a 401 should say how to authenticate.
+    error.auth_header = REALM  # type: ignore[attr-defined]
+    return error
+
+
+def resource_denied(message: str) -> APIError:
+    return APIError(403, "resource_denied", message)
+
+
+class RunCredentialScheme(OpenApiAuthenticationExtension):
+    target_class = "kionga.run_auth.RunCredentialAuthentication"
+    name = "runCredential"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        return {"type": "http", "scheme": "bearer", "bearerFormat": "krc_<run credential>"}

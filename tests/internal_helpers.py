@@ -1,0 +1,98 @@
+"""Helpers for the internal listener's tests: runs with credentials, a client that
+presents one, and a tiny upstream HTTP server on loopback (stdlib only)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from django.contrib.auth.models import User
+from rest_framework.test import APIClient
+
+from kionga.models import Project
+from runs.credentials import issue_credential
+from runs.models import Run
+from tests.conftest import CheckedClient
+
+INTERNAL_URLS = "kionga.internal_urls"
+BASE = "/api/v1/"
+
+# route(method, path, headers, body) -> (status, content type, body bytes)
+Route = Callable[[str, str, dict[str, str], bytes], tuple[int, str, bytes]]
+
+
+def start_run(user: User, project: Project, status: str = "running") -> tuple[Run, str]:
+    """A run of project started by user, and its raw credential."""
+    run = Run.objects.create(project=project, created_by=user, content_sha256="0" * 64,
+                             status=status)
+    return run, issue_credential(run)
+
+
+def run_client(credential: str) -> APIClient:
+    client = CheckedClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {credential}")
+    return client
+
+
+def json_answer(status: int, body: Any) -> tuple[int, str, bytes]:
+    return status, "application/json", json.dumps(body).encode()
+
+
+def chat_answer(text: str, prompt: int = 7, completion: int = 3) -> tuple[int, str, bytes]:
+    """An OpenAI-compatible non-streaming chat completion."""
+    return json_answer(200, {
+        "id": "chatcmpl-1", "object": "chat.completion",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                     "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                  "total_tokens": prompt + completion},
+    })
+
+
+@contextmanager
+def upstream(route: Route) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """Serve route on 127.0.0.1; yields (base URL, recorded requests)."""
+    seen: list[dict[str, Any]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def _handle(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            seen.append({"method": self.command, "path": self.path, "headers": headers,
+                         "body": raw})
+            status, content_type, body = route(self.command, self.path, headers, raw)
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _handle
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # the suite fails tests that print
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", seen
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def closed_port_url() -> str:
+    """A loopback URL nobody listens on (connection refused)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
+    port = server.server_address[1]
+    server.server_close()
+    return f"http://127.0.0.1:{port}"
