@@ -1,0 +1,61 @@
+"""Internal routes a run credential may call: parse, one action, the contract's JSON."""
+
+from __future__ import annotations
+
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from kionga.internal import actions, checks
+from kionga.internal import openapi as doc
+from kionga.knowledge import search_documents
+from kionga.resource_models import ApiConnection, Dataset, KnowledgeBase, ModelEndpoint
+from kionga.run_auth import run_of, run_view
+
+
+@run_view(["POST"], request=doc.json_body(doc.PREDICT_REQUEST),
+          responses=doc.answers(200, doc.PREDICT), operation_id="internal_predict")
+def predict(request: Request, model_id: str) -> Response:
+    run = run_of(request)
+    endpoint = checks.check_resource(run, ModelEndpoint, "model", model_id)
+    messages = checks.check_messages(request.data)
+    return Response(actions.do_predict(run, endpoint, messages))
+
+
+@run_view(["POST"], request=doc.json_body(doc.INVOKE_REQUEST),
+          responses=doc.answers(200, doc.INVOKE), operation_id="internal_invoke_function")
+def invoke_function(request: Request, name: str) -> Response:
+    body = checks.check_object(request.data)
+    return Response(actions.do_invoke_function(run_of(request), name, body.get("input")))
+
+
+@run_view(["POST"], request=doc.json_body(doc.CONNECTION_REQUEST),
+          responses=doc.answers(200, doc.CONNECTION), operation_id="internal_invoke_connection")
+def invoke_connection(request: Request, connection_id: str) -> Response:
+    run = run_of(request)
+    connection = checks.check_resource(run, ApiConnection, "API connection", connection_id)
+    method, url, body = checks.check_connection_call(connection, request.data)
+    return Response(actions.do_invoke_connection(connection, method, url, body))
+
+
+@run_view(["GET"], responses=doc.answers(200, doc.KNOWLEDGE_BASES),
+          operation_id="internal_knowledge_bases")
+def knowledge_bases(request: Request) -> Response:
+    found = KnowledgeBase.objects.filter(project_id=run_of(request).project_id).order_by("key")
+    return Response({"knowledge_bases": [{"id": kb.key, "name": kb.name or kb.key}
+                                         for kb in found]})
+
+
+@run_view(["POST"], request=doc.json_body(doc.SEARCH_REQUEST),
+          responses=doc.answers(200, doc.SEARCH), operation_id="internal_search_knowledge")
+def search_knowledge(request: Request, knowledge_base_id: str) -> Response:
+    run = run_of(request)
+    knowledge_base = checks.check_resource(run, KnowledgeBase, "knowledge base", knowledge_base_id)
+    query, limit = checks.check_search(request.data)
+    return Response({"documents": search_documents(knowledge_base, query, limit)})
+
+
+@run_view(["GET"], responses=doc.answers(200, doc.OBJECT), operation_id="internal_read_object")
+def read_object(request: Request, dataset_id: str) -> Response:
+    dataset = checks.check_resource(run_of(request), Dataset, "dataset", dataset_id)
+    key = checks.check_object_key(request.query_params)
+    return Response(actions.read_object(dataset, key))
