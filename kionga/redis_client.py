@@ -23,6 +23,8 @@ def async_redis() -> aioredis.Redis:
     loop_id = id(asyncio.get_running_loop())
     client = _async_clients.get(loop_id)
     if client is None:
-        client = aioredis.Redis.from_url(settings.REDIS_URL, health_check_interval=30)
+        # Reads may block (XREAD BLOCK) up to the SSE keep-alive interval: allow more.
+        client = aioredis.Redis.from_url(settings.REDIS_URL, health_check_interval=30,
+                                         socket_timeout=60)
         _async_clients[loop_id] = client
     return client

@@ -57,6 +57,8 @@ class _Cursor:
             return frame(event) if event.get("seq", -1) >= self.last_seq else None
         seq = event.get("seq")
         if type(seq) is not int or seq <= self.last_seq or self.done:
+            # The client already has this one; if it was the end, so are we.
+            self.done = self.done or (event.get("type") in TERMINAL and type(seq) is int)
             return None
         self.last_seq = seq
         self.done = event.get("type") in TERMINAL
@@ -66,10 +68,12 @@ class _Cursor:
 async def run_event_stream(run_id: str, last_seq: int) -> AsyncIterator[bytes]:
     cursor = _Cursor(last_seq)
     yield b"retry: 2000\n\n"
+    # Read before the stored events: a run final by now has all of them stored.
+    final = await is_final(run_id)
     for event in await stored_after(run_id, cursor.last_seq):
         if (out := cursor.take(event)) is not None:
             yield out
-    if cursor.done:
+    if cursor.done or final:
         return
     async for out in _live(run_id, cursor):
         yield out

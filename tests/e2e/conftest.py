@@ -1,0 +1,87 @@
+"""The live stack for end-to-end tests: started once per session, on the test database."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.stack import Stack
+
+# One INFO line per request would drown the output (and fail the quiet-output check).
+logging.getLogger("httpx").setLevel(logging.WARNING)
+
+
+@pytest.fixture(scope="session")
+def stack(django_db_setup: Any, django_db_blocker: Any) -> Iterator[Stack]:
+    from django.db import connection
+
+    db = connection.settings_dict
+    auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
+    url = f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    running = Stack(database_url=url).start()
+    yield running
+    running.stop()
+
+
+class Http:
+    """A real HTTP client of the running gateway, as one user."""
+
+    def __init__(self, stack: Stack, token: str) -> None:
+        self.stack = stack
+        self.client = httpx.Client(base_url=stack.base_url, timeout=30.0,
+                                   headers={"Authorization": f"Bearer {token}"})
+
+    def create_design(self, project_id: int, graph: dict[str, Any], name: str = "E2E") -> str:
+        response = self.client.post("/api/v1/agent-designs",
+                                    json={"project_id": project_id, "name": name, "graph": graph})
+        assert response.status_code == 201, response.text
+        return str(response.json()["id"])
+
+    def start(self, design_id: str, **body: Any) -> httpx.Response:
+        return self.client.post(f"/api/v1/agent-designs/{design_id}/runs", json=body)
+
+    def sse(self, design_id: str, run_id: str, last_event_id: int | None = None,
+            stop_after: int | None = None, on_event: Any = None) -> list[tuple[str, dict[str, Any]]]:
+        """Read SSE frames until the stream ends (or `stop_after` stored events)."""
+        headers = {"Accept": "text/event-stream"}
+        if last_event_id is not None:
+            headers["Last-Event-ID"] = str(last_event_id)
+        frames: list[tuple[str, dict[str, Any]]] = []
+        url = f"/api/v1/agent-designs/{design_id}/runs/{run_id}/events"
+        with self.client.stream("GET", url, headers=headers, timeout=60.0) as response:
+            assert response.status_code == 200, response.read()
+            assert response.headers["content-type"].startswith("text/event-stream")
+            for kind, data, has_id in _frames(response.iter_lines()):
+                frames.append((kind, data))
+                assert has_id == (kind != "delta"), (kind, data)
+                if on_event is not None:
+                    on_event(kind, data)
+                stored = [f for f in frames if f[0] != "delta"]
+                if stop_after is not None and len(stored) >= stop_after:
+                    break
+        return frames
+
+    def run(self, design_id: str, run_id: str) -> dict[str, Any]:
+        response = self.client.get(f"/api/v1/agent-designs/{design_id}/runs/{run_id}")
+        assert response.status_code == 200, response.text
+        return dict(response.json())
+
+
+def _frames(lines: Iterator[str]) -> Iterator[tuple[str, dict[str, Any], bool]]:
+    kind, data, has_id = "message", "", False
+    for line in lines:
+        if line == "":
+            if data:
+                yield kind, json.loads(data), has_id
+            kind, data, has_id = "message", "", False
+        elif line.startswith("event: "):
+            kind = line[7:]
+        elif line.startswith("data: "):
+            data += line[6:]
+        elif line.startswith("id: "):
+            has_id = True

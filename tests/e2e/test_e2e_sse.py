@@ -1,0 +1,52 @@
+"""SSE: live deltas, and resuming with Last-Event-ID misses nothing and repeats nothing."""
+
+from typing import Any
+
+import pytest
+
+from approvals.actions import do_decide
+from approvals.models import ApprovalRequest
+from designs.starter_templates import TEMPLATES
+from tests.conftest import Api
+from tests.e2e.conftest import Http
+from tests.e2e.helpers import approval_graph, wait_for, wait_stored
+from tests.stack import Stack
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_it_resumes_from_last_event_id(stack: Stack, api: Api, alice: Any, acme: Any) -> None:
+    http = Http(stack, api.token_for(alice))
+    design_id = http.create_design(acme.pk, TEMPLATES[2]["graph"])
+    run_id = http.start(design_id, input="hello, a bug").json()["id"]
+    first = [d for k, d in http.sse(design_id, run_id, stop_after=3) if k != "delta"]
+    rest = [d for k, d in http.sse(design_id, run_id, last_event_id=first[-1]["seq"])
+            if k != "delta"]
+    seqs = [e["seq"] for e in first + rest]
+    assert seqs == list(range(len(seqs))) and rest[-1]["type"] == "run.completed"
+    run = wait_stored(http, design_id, run_id)
+    assert run["events"] == first + rest
+    # After the terminal event there is nothing more: the stream closes at once.
+    assert http.sse(design_id, run_id, last_event_id=seqs[-1]) == []
+
+
+def test_it_streams_deltas_live(stack: Stack, api: Api, alice: Any, carol: Any,
+                                acme: Any) -> None:
+    http = Http(stack, api.token_for(alice))
+    design_id = http.create_design(acme.pk, approval_graph())
+    run_id = http.start(design_id, input="one two three four").json()["id"]
+
+    def approve(kind: str, data: dict[str, Any]) -> None:
+        if kind == "approval.requested":
+            approval = ApprovalRequest.objects.get(pk=data["approval_id"])
+            do_decide(carol, approval, "approve", "fine")
+
+    frames = http.sse(design_id, run_id, on_event=approve)
+    kinds = [k for k, _ in frames]
+    deltas = [d for k, d in frames if k == "delta"]
+    assert kinds[-1] == "run.completed" and deltas, kinds
+    assert "".join(d["delta"] for d in deltas).strip() == "mock: one two three four"
+    done = next(d for k, d in frames if k == "node.completed" and d["node_id"] == "model")
+    assert done["text"] == "mock: one two three four"
+    run = wait_for(lambda: (r := http.run(design_id, run_id))["status"] == "completed" and r)
+    assert all(e["type"] != "node.delta" for e in run["events"])
