@@ -28,6 +28,9 @@ def stack(django_db_setup: Any, django_db_blocker: Any) -> Iterator[Stack]:
     running.stop()
 
 
+Frame = tuple[str, dict[str, Any]]
+
+
 class Http:
     """A real HTTP client of the running gateway, as one user."""
 
@@ -46,12 +49,12 @@ class Http:
         return self.client.post(f"/api/v1/agent-designs/{design_id}/runs", json=body)
 
     def sse(self, design_id: str, run_id: str, last_event_id: int | None = None,
-            stop_after: int | None = None, on_event: Any = None) -> list[tuple[str, dict[str, Any]]]:
+            stop_after: int | None = None, on_event: Any = None) -> list[Frame]:
         """Read SSE frames until the stream ends (or `stop_after` stored events)."""
         headers = {"Accept": "text/event-stream"}
         if last_event_id is not None:
             headers["Last-Event-ID"] = str(last_event_id)
-        frames: list[tuple[str, dict[str, Any]]] = []
+        frames: list[Frame] = []
         url = f"/api/v1/agent-designs/{design_id}/runs/{run_id}/events"
         with self.client.stream("GET", url, headers=headers, timeout=60.0) as response:
             assert response.status_code == 200, response.read()
