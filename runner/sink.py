@@ -24,6 +24,8 @@ from collections import deque
 from typing import Final
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from runner.events import TERMINAL_TYPES, Event
 from runner.protocol import (
@@ -152,9 +154,6 @@ def sink_client(redis_url: str) -> redis.Redis:
     redis-py would otherwise re-send commands itself; our loops decide what is safe
     to repeat (a MULTI/EXEC batch) and for how long.
     """
-    from redis.backoff import NoBackoff
-    from redis.retry import Retry
-
     return redis.Redis.from_url(redis_url, socket_timeout=5.0, socket_connect_timeout=2.0,
                                 retry=Retry(NoBackoff(), 0), health_check_interval=15)
 

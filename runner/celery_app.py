@@ -1,0 +1,148 @@
+"""The runner's Celery app (never the gateway's): `celery -A runner.celery_app worker -Q runner`.
+
+Configuration comes from runner.settings (environment only). A bad configuration
+(e.g. a runner token shorter than 16 characters) does not stop the import, so tools
+can still load the module, but the worker refuses to start: `celeryd_init` prints
+the reason and exits non-zero before the worker connects to anything.
+
+Delivery choices (engineering-notes, Celery bullet):
+- task_acks_late=False: the message is acked when the task starts. A worker killed
+  mid-run then loses the task, which is what we want: its slot lease stops being
+  renewed and the gateway's reaper ends the run with `runner_lost`. With acks_late
+  the task would come back only after the visibility timeout (1 h), long after the
+  run was reaped, to find its claim key set and do nothing; acks_late would buy
+  nothing but a late no-op (or, with task_reject_on_worker_lost, a redelivery loop).
+  A message reserved but not started when the worker dies comes back after the
+  visibility timeout too; by then its queued lease ran out, so it does not run.
+- worker_prefetch_multiplier=1: a process reserves one task at a time, so a task
+  never waits behind a long run while another process is idle.
+- Pool: prefork (the default, kept on purpose) with concurrency = MAX_RUNS. Runs
+  are CPU work in Python (scheduling, redaction, JSON), so processes use every core
+  where threads would share one GIL; one run's memory blow-up or a wedged child
+  takes down only that child (task_time_limit kills it; the pool replaces it); a
+  child killed with -9 stops renewing its lease, which the reaper handles. Children
+  die with the main process (Celery sets PR_SET_PDEATHSIG), so kill -9 of the
+  worker leaves no orphan renewing leases. Measured in tests/runner_process: see
+  test_runner_throughput.py.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from typing import Any, Final, NoReturn
+
+from celery import Celery, signals
+from kombu import Queue
+
+from runner import protocol
+from runner.events import now_iso
+from runner.health import HealthServer
+from runner.settings import RunnerSettings, SettingsError, load_settings
+from runner.worker import execute, redis_client, warm_up
+
+log = logging.getLogger(__name__)
+
+# Longest run: timeout_seconds ≤ 300 (reference); the engine ends it by itself. This
+# hard limit only catches a wedged child (prefork kills it; the lease then expires).
+TASK_TIME_LIMIT: Final = 420
+EX_CONFIG: Final = 78  # sysexits.h: configuration error
+
+
+def _load() -> tuple[RunnerSettings | None, str | None]:
+    try:
+        return load_settings(), None
+    except SettingsError as exc:
+        return None, str(exc)
+
+
+SETTINGS, SETTINGS_ERROR = _load()
+
+app = Celery("kionga-runner")
+app.conf.update(
+    broker_url=SETTINGS.redis_url if SETTINGS else os.environ.get("REDIS_URL"),
+    broker_connection_retry_on_startup=True,
+    task_serializer="json",
+    accept_content=["json"],
+    result_serializer="json",
+    task_ignore_result=True,  # results travel as events, never through a backend
+    task_queues=[Queue(protocol.QUEUE)],
+    task_default_queue=protocol.QUEUE,
+    task_acks_late=False,
+    worker_prefetch_multiplier=1,
+    worker_concurrency=SETTINGS.max_runs if SETTINGS else 1,
+    worker_pool="prefork",
+    task_time_limit=TASK_TIME_LIMIT,
+    worker_disable_rate_limits=True,
+    worker_send_task_events=False,
+    worker_hijack_root_logger=True,
+    timezone="UTC",
+)
+
+
+@app.task(name=protocol.TASK_NAME, ignore_result=True)
+def execute_run(payload: dict[str, Any], signature: str) -> None:
+    execute(payload, signature)
+
+
+_health: dict[str, HealthServer] = {}
+
+
+def _ours(instance: Any) -> bool:
+    return getattr(instance, "app", None) is app
+
+
+@signals.celeryd_init.connect
+def refuse_bad_configuration(sender: Any = None, instance: Any = None, **_: Any) -> None:
+    """Runs in the worker's main process before anything starts."""
+    if not _ours(instance):
+        return
+    settings = SETTINGS
+    if settings is None:
+        _refuse(str(SETTINGS_ERROR))
+    try:
+        # Bound now (before the pool forks) so a taken port stops the start loudly.
+        _health["server"] = HealthServer(settings.bind_host, settings.port, settings.token,
+                                         settings.max_runs,
+                                         lambda: redis_client(settings.redis_url))
+    except OSError as exc:
+        _refuse(f"cannot listen on {settings.bind_host}:{settings.port} "
+                f"(KIONGA_DESIGNER_PORT): {exc}")
+
+
+def _refuse(reason: str) -> NoReturn:
+    # stderr, not the log: logging is not set up yet, and this must reach the operator.
+    print(f"kionga runner: refusing to start: {reason}", file=sys.stderr, flush=True)
+    raise SystemExit(EX_CONFIG)
+
+
+@signals.worker_process_init.connect
+def prepare_pool_process(**_: Any) -> None:
+    """In each prefork child: drop the inherited listener, load what runs need."""
+    server = _health.pop("server", None)
+    if server is not None:
+        server.close_inherited()
+    warm_up()
+
+
+@signals.worker_ready.connect
+def announce(sender: Any = None, **_: Any) -> None:
+    server = _health.get("server")
+    if SETTINGS is None or server is None:
+        return
+    server.start()
+    warm_up()  # for the threads/solo pools, which run tasks in this process
+    client = redis_client(SETTINGS.redis_url)
+    client.hset(protocol.RUNNER_INFO_KEY, mapping={
+        "max_runs": SETTINGS.max_runs, "started_at": now_iso(), "pid": os.getpid(),
+    })
+    log.info("runner ready: max_runs=%d, health on %s:%d", SETTINGS.max_runs,
+             SETTINGS.bind_host, server.port)
+
+
+@signals.worker_shutdown.connect
+def stop_health(**_: Any) -> None:
+    server = _health.pop("server", None)
+    if server is not None:
+        server.stop()

@@ -1,0 +1,72 @@
+"""The signed task's payload → what the worker needs to run it.
+
+The gateway builds the payload (runs/dispatch.py build_payload) and signs it, so a
+malformed one is a bug, not an attack; still, every field is checked for its type,
+and errors name the field, never its value (values may hold the run credential).
+The model configuration never comes from the payload: it is the runner's own
+(MLAIOPS_LLM_*).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from runner.request import RunRequest
+from runner.settings import RunnerSettings
+
+
+class PayloadError(ValueError):
+    """A field of a signed payload is missing or of the wrong type."""
+
+
+@dataclass(frozen=True)
+class RunTask:
+    request: RunRequest
+    credential: str
+    callback_url: str
+
+
+def parse_task(payload: dict[str, Any], settings: RunnerSettings) -> RunTask:
+    patterns = [*_list(payload, "secret_patterns", str), *settings.secret_patterns]
+    request = RunRequest(
+        graph=_required(payload, "graph", dict),
+        input=_optional(payload, "input", str) or "",
+        session_id=_optional(payload, "session_id", str),
+        history=_list(payload, "history", dict),
+        allow_side_effects=bool(_optional(payload, "allow_side_effects", bool)),
+        stop_after=_optional(payload, "stop_after", str),
+        subflows=_subflows(payload),
+        secret_patterns=list(dict.fromkeys(patterns)),  # merged, in order, once each
+        llm=settings.llm,
+    )
+    credential = _required(payload, "credential", str)
+    callback_url = _required(payload, "callback_url", str)
+    if not credential or not callback_url.startswith(("http://", "https://")):
+        raise PayloadError("credential and an http(s) callback_url are required")
+    return RunTask(request, credential, callback_url)
+
+
+def _required(payload: dict[str, Any], name: str, type_: type) -> Any:
+    value = payload.get(name)
+    if not isinstance(value, type_):
+        raise PayloadError(f"payload field {name!r} must be a {type_.__name__}")
+    return value
+
+
+def _optional(payload: dict[str, Any], name: str, type_: type) -> Any:
+    return None if payload.get(name) is None else _required(payload, name, type_)
+
+
+def _list(payload: dict[str, Any], name: str, item_type: type) -> list[Any]:
+    items = _optional(payload, name, list) or []
+    if not all(isinstance(item, item_type) for item in items):
+        raise PayloadError(f"payload field {name!r} must be a list of {item_type.__name__}")
+    return list(items)
+
+
+def _subflows(payload: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    subflows = _optional(payload, "subflows", dict) or {}
+    if not all(isinstance(graph, dict) for graph in subflows.values()):
+        raise PayloadError("payload field 'subflows' must map version IDs to graphs")
+    return dict(subflows)
