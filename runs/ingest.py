@@ -19,7 +19,7 @@ import redis
 from django.db import transaction
 
 from runner import protocol
-from runs.lifecycle import apply_event, on_finished
+from runs.lifecycle import apply_event, do_finish_run
 from runs.models import FINAL_STATUSES, Run, RunEvent
 
 log = logging.getLogger(__name__)
@@ -83,7 +83,7 @@ def _store_run_events(run_id: str, events: list[dict[str, Any]]) -> int:
         if changed:
             run.save(update_fields=sorted(changed))
         if run.status in FINAL_STATUSES:
-            transaction.on_commit(lambda: on_finished(run))
+            do_finish_run(run)
     return len(rows)
 
 

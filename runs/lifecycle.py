@@ -10,11 +10,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from approvals.actions import do_cancel_pending_approvals
 from kionga import audit
 from runs.credentials import revoke_credential
+from runs.dispatch import release_capacity
 from runs.models import FINAL_STATUSES, Run
 
 _TERMINAL = {"run.completed": "completed", "run.failed": "failed", "run.cancelled": "cancelled"}
@@ -54,18 +57,17 @@ def _finish(run: Run, status: str, event: dict[str, Any]) -> list[str]:
     return ["status", "finished_at", "output", "error", "tokens", "started_at"]
 
 
-def on_finished(run: Run) -> None:
-    """Side effects of a run's end, after its row says so."""
-    from approvals.actions import do_cancel_pending_approvals
-    from runs.dispatch import release_capacity
-
+def do_finish_run(run: Run) -> None:
+    """The end of a run, in the same transaction as its final status: nobody can see
+    the run ended while its credential or approvals still live."""
     revoke_credential(run)
     if run.status == "cancelled":
         do_cancel_pending_approvals(run)
     action = "run.cancelled" if run.status == "cancelled" else "run.finished"
     audit.record(action, project=run.project, target_type="run", target_id=run.pk,
                  details={"status": run.status, "error": run.error})
-    release_capacity(str(run.pk))
+    # The runner frees its slot itself; this covers a runner that could not.
+    transaction.on_commit(lambda: release_capacity(str(run.pk)))
 
 
 def _at(event: dict[str, Any]) -> datetime:

@@ -17,7 +17,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from runner import protocol
-from runs.lifecycle import apply_event, on_finished
+from runs.lifecycle import apply_event, do_finish_run
 from runs.models import ACTIVE_STATUSES, Run, RunEvent
 
 # A run younger than this cannot have lost its runner yet (its slot was just taken).
@@ -56,7 +56,7 @@ def _reap_one(client: redis.Redis, run_id: str) -> int:
         }
         RunEvent.objects.create(run=run, seq=event["seq"], type=event["type"], data=event)
         run.save(update_fields=apply_event(run, event))
-        transaction.on_commit(lambda: on_finished(run))
+        do_finish_run(run)
     # A late or redelivered task must not start it again; live readers see the end.
     client.set(protocol.claim_key(run_id), "reaped", ex=86400)
     client.xadd(protocol.run_stream(run_id), {"e": protocol.encode_event(event)},
