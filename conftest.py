@@ -7,9 +7,27 @@ it, settings fall back to SQLite, which hides real-database behaviour
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
+    """One test database per pytest process (``test_kionga_<pid>``).
+
+    Several people or agents run the suite at the same time against the same
+    PostgreSQL; a shared ``test_kionga`` would make their runs destroy each
+    other's database. pytest-django drops it again at the end of the run.
+    """
+    from django.conf import settings
+
+    for db in settings.DATABASES.values():
+        if db["ENGINE"].endswith("sqlite3"):
+            continue
+        test = db.setdefault("TEST", {})
+        test["NAME"] = f"{test.get('NAME') or 'test_' + str(db['NAME'])}_{os.getpid()}"
 
 
 @pytest.fixture(scope="session")
@@ -21,7 +39,3 @@ def django_db_setup(django_db_setup: Any) -> None:
             "Database tests need PostgreSQL: run bin/test, or set DATABASE_URL=postgres://...",
             returncode=2,
         )
-
-
-# Fixtures shared by several test files, kept beside the tests that use them.
-pytest_plugins = ["tests.runs_helpers"]
