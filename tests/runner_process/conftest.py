@@ -1,0 +1,40 @@
+"""One real runner worker for the session (Redis db 5, mock model), and clients.
+
+Tests that kill or misconfigure a worker start their own (runner_kit.Worker).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from celery import Celery
+
+from tests.runner_process.runner_kit import REDIS_URL, Worker, client_app
+
+
+@pytest.fixture(scope="session")
+def rds() -> Iterator[redis.Redis]:
+    client = redis.Redis.from_url(REDIS_URL)
+    client.flushdb()  # db 5 is this suite's own
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def runner_worker(rds: redis.Redis, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Worker]:
+    worker = Worker(Path(tmp_path_factory.mktemp("runner")) / "worker.log")
+    try:
+        worker.wait_ready()
+        yield worker
+    finally:
+        worker.stop()
+
+
+@pytest.fixture(scope="session")
+def celery_client() -> Iterator[Celery]:
+    app = client_app()
+    yield app
+    app.close()

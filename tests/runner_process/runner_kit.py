@@ -1,0 +1,245 @@
+"""Helpers for the runner-process tests: a real Celery worker, signed tasks, event reads.
+
+Not a test module (no test_ prefix). Pure Python: nothing here imports Django.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import redis
+from celery import Celery
+
+from contracts.normalize import normalize
+from runner import protocol
+
+ROOT = Path(__file__).resolve().parents[2]
+CELERY = str(ROOT / ".venv/bin/celery")
+REDIS_URL = "redis://127.0.0.1:6379/5"
+TOKEN = "runner-test-token-0123456789"
+TERMINAL = {"run.completed", "run.failed", "run.cancelled"}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def worker_env(port: int, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("KIONGA_", "MLAIOPS_", "DJANGO_"))}
+    env.update({"REDIS_URL": REDIS_URL, "KIONGA_DESIGNER_RUNNER_TOKEN": TOKEN,
+                "MLAIOPS_LLM_BACKEND": "mock", "KIONGA_DESIGNER_PORT": str(port),
+                "KIONGA_DESIGNER_MAX_RUNS": "8", "PYTHONUNBUFFERED": "1"})
+    env.update(extra)
+    return env
+
+
+def worker_command(*extra: str) -> list[str]:
+    return [CELERY, "-A", "runner.celery_app", "worker", "-Q", protocol.QUEUE,
+            "--loglevel=INFO", "--without-gossip", "--without-mingle", "--without-heartbeat",
+            "-n", f"runner-test-{uuid.uuid4().hex[:8]}@%h", *extra]
+
+
+class Worker:
+    """A real `celery -A runner.celery_app worker` subprocess, output in a log file."""
+
+    def __init__(self, log_path: Path, *extra_args: str, **env: str) -> None:
+        self.port = free_port()
+        self.log_path = log_path
+        self._log = log_path.open("wb")
+        self.proc = subprocess.Popen(
+            worker_command(*extra_args), cwd=ROOT, env=worker_env(self.port, **env),
+            stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+
+    def wait_ready(self, seconds: float = 30.0) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"worker exited {self.proc.returncode}:\n{self.log()}")
+            if http_get(self.port, "/health", TOKEN)[0] == 200:
+                return
+            time.sleep(0.1)
+        raise RuntimeError(f"worker not ready within {seconds} s:\n{self.log()}")
+
+    def children(self) -> list[int]:
+        out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(self.proc.pid)],
+                             capture_output=True, text=True, check=False).stdout
+        return [int(pid) for pid in out.split()]
+
+    def kill9(self) -> None:
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(10)
+        self._log.close()
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+
+def http_get(port: int, path: str, token: str | None) -> tuple[int, dict[str, Any]]:
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}")
+    if token is not None:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"{}")
+    except OSError:
+        return 0, {}
+
+
+def client_app() -> Celery:
+    """A plain Celery client, as the gateway would hold one (no runner code)."""
+    app = Celery("runner-test-client", broker=REDIS_URL)
+    app.conf.update(task_serializer="json", accept_content=["json"],
+                    broker_connection_retry_on_startup=True)
+    return app
+
+
+def mock_graph() -> dict[str, Any]:
+    """input → prompt → model (mock llm) → output, normalized."""
+    doc = {
+        "schema_version": 2, "name": "mock",
+        "nodes": [
+            {"id": "input", "kind": "input"},
+            {"id": "prompt", "kind": "prompt", "config": {"template": "Answer: {input}"}},
+            {"id": "model", "kind": "model", "config": {"model": "llm"}},
+            {"id": "output", "kind": "output"},
+        ],
+        "edges": [{"from": "input", "to": "prompt"}, {"from": "prompt", "to": "model"},
+                  {"from": "model", "to": "output"}],
+    }
+    return normalize(doc).graph
+
+
+def knowledge_graph() -> dict[str, Any]:
+    """input → knowledge (calls the callback URL) → output, normalized."""
+    doc = {
+        "schema_version": 2, "name": "slow",
+        "nodes": [
+            {"id": "input", "kind": "input"},
+            {"id": "search", "kind": "knowledge", "config": {"knowledge_base": "kb-1"}},
+            {"id": "output", "kind": "output"},
+        ],
+        "edges": [{"from": "input", "to": "search"}, {"from": "search", "to": "output"}],
+    }
+    return normalize(doc).graph
+
+
+def payload(graph: dict[str, Any], *, run_id: str | None = None, text: str = "hello there",
+            callback_url: str = "http://127.0.0.1:9/api/v1") -> dict[str, Any]:
+    return {
+        "run_id": run_id or str(uuid.uuid4()), "project_id": 1, "graph": graph,
+        "input": text, "session_id": None, "history": [], "allow_side_effects": False,
+        "stop_after": None, "subflows": {}, "secret_patterns": [],
+        "credential": f"run-cred-{uuid.uuid4().hex}", "callback_url": callback_url,
+        "issued_at": "2026-11-30T00:00:00+00:00",
+    }
+
+
+def send(app: Celery, client: redis.Redis, body: dict[str, Any], *,
+         signature: str | None = None, take_slot: bool = True) -> str:
+    """Take the run's slot (as the gateway does), then send the signed task."""
+    run_id = str(body["run_id"])
+    if take_slot:
+        assert protocol.acquire_slot(client, run_id, 8), "no free slot"
+    sig = signature if signature is not None else protocol.sign(body, TOKEN)
+    app.send_task(protocol.TASK_NAME, args=[body, sig], queue=protocol.QUEUE)
+    return run_id
+
+
+def read_run(client: redis.Redis, run_id: str, *, seconds: float = 15.0,
+             until: Callable[[dict[str, Any]], bool] | None = None) -> list[dict[str, Any]]:
+    """The run stream's events, read until the terminal event (or `until`)."""
+    stop = until or (lambda event: event["type"] in TERMINAL)
+    events: list[dict[str, Any]] = []
+    last = "0-0"
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        answer: Any = client.xread({protocol.run_stream(run_id): last}, block=200, count=500)
+        for _stream, entries in answer or []:
+            for entry_id, fields in entries:
+                last = entry_id
+                events.append(json.loads(fields[b"e"]))
+                if stop(events[-1]):
+                    return events
+    raise AssertionError(f"run {run_id}: no end within {seconds} s; got {events}")
+
+
+def stream_events(client: redis.Redis, run_id: str) -> list[dict[str, Any]]:
+    entries: Any = client.xrange(protocol.run_stream(run_id))
+    return [json.loads(fields[b"e"]) for _id, fields in entries]
+
+
+def ingest_events(client: redis.Redis, run_id: str) -> list[dict[str, Any]]:
+    entries: Any = client.xrange(protocol.INGEST_STREAM)
+    return [json.loads(fields[b"e"]) for _id, fields in entries
+            if fields[b"run"].decode() == run_id]
+
+
+@contextmanager
+def slow_gateway(delay: float) -> Iterator[tuple[str, list[str]]]:
+    """A loopback 'internal listener' whose knowledge search answers after `delay` s."""
+    seen: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            seen.append(self.path)
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            time.sleep(delay)
+            data = json.dumps({"documents": [{"text": "found it"}]}).encode()
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except OSError:
+                pass  # the runner hung up (cancelled)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/api/v1", seen
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def wait_for(check: Callable[[], bool], seconds: float, step: float = 0.05) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(step)
+    return check()

@@ -1,0 +1,65 @@
+"""GET /health and /capacity on KIONGA_DESIGNER_PORT: bearer token only; slots from Redis."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+import redis
+from celery import Celery
+
+from runner import protocol
+from tests.runner_process.runner_kit import (
+    TOKEN,
+    Worker,
+    http_get,
+    knowledge_graph,
+    payload,
+    read_run,
+    send,
+    slow_gateway,
+    wait_for,
+)
+
+
+@pytest.mark.parametrize("path", ["/health", "/capacity", "/nowhere"])
+@pytest.mark.parametrize("token", [None, "", "wrong-token-0123456789", TOKEN[:-1], TOKEN + "x"])
+def test_it_demands_the_runner_token(runner_worker: Worker, path: str, token: str | None) -> None:
+    status, body = http_get(runner_worker.port, path, token)
+    assert status == 401
+    assert body["error"]["code"] == "not_authenticated"
+
+
+def test_it_answers_health_with_the_token(runner_worker: Worker) -> None:
+    assert http_get(runner_worker.port, "/health", TOKEN) == (200, {"status": "ok",
+                                                                    "max_runs": 8})
+    assert http_get(runner_worker.port, "/nowhere", TOKEN)[0] == 404
+
+
+def test_it_announces_its_cap_in_redis(runner_worker: Worker, rds: redis.Redis) -> None:
+    info = rds.hgetall(protocol.RUNNER_INFO_KEY)
+    assert info[b"max_runs"] == b"8"
+    assert int(info[b"pid"]) == runner_worker.proc.pid
+    started = info[b"started_at"]
+    assert isinstance(started, bytes) and started.startswith(b"20")
+
+
+def test_it_counts_slots_in_use(runner_worker: Worker, rds: redis.Redis,
+                                celery_client: Celery) -> None:
+    assert http_get(runner_worker.port, "/capacity", TOKEN) == (
+        200, {"max_runs": 8, "in_use": 0, "available": 8})
+    queued = [str(uuid.uuid4()) for _ in range(2)]
+    for run_id in queued:  # slots the gateway took for runs still in the queue
+        assert protocol.acquire_slot(rds, run_id, 8)
+    with slow_gateway(delay=20) as (url, _seen):
+        run_id = send(celery_client, rds, payload(knowledge_graph(), callback_url=url))
+        read_run(rds, run_id, until=lambda e: e.get("node_id") == "search")
+        assert http_get(runner_worker.port, "/capacity", TOKEN) == (
+            200, {"max_runs": 8, "in_use": 3, "available": 5})
+        rds.set(protocol.cancel_key(run_id), "1", ex=60)
+        read_run(rds, run_id)
+    assert wait_for(lambda: http_get(runner_worker.port, "/capacity", TOKEN)[1]["in_use"] == 2,
+                    2)
+    rds.zrem(protocol.SLOTS_KEY, *queued)
+    assert http_get(runner_worker.port, "/capacity", TOKEN)[1] == {
+        "max_runs": 8, "in_use": 0, "available": 8}
