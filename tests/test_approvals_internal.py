@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -20,11 +21,11 @@ BODY = {"node_id": "ask", "message": "Send the refund?", "preview": "refund 40 E
         "timeout_seconds": 120}
 
 
-def create(credential: str, **changes: object) -> object:
+def create(credential: str, **changes: object) -> Any:
     return run_client(credential).post(BASE + "agent-approvals", {**BODY, **changes})
 
 
-def poll(credential: str, approval_id: str) -> object:
+def poll(credential: str, approval_id: str) -> Any:
     return run_client(credential).get(BASE + f"agent-approvals/{approval_id}")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -40,7 +41,7 @@ def connection(project: Project, url: str, methods: list[str] | None = None,
 
 
 def call(credential: str, method: str, path: str, body: object = None,
-         key: str = "tickets") -> object:
+         key: str = "tickets") -> Any:
     return run_client(credential).post(BASE + f"agent-api-connections/{key}/invoke",
                                        {"method": method, "path": path, "body": body})
 

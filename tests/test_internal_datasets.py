@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.contrib.auth.models import User
 
@@ -21,7 +23,7 @@ def dataset(project: Project, key: str = "prices") -> Dataset:
     return found
 
 
-def read(credential: str, key: str | None, dataset_id: str = "prices") -> object:
+def read(credential: str, key: str | None, dataset_id: str = "prices") -> Any:
     params = {} if key is None else {"key": key}
     return run_client(credential).get(BASE + f"datasets/{dataset_id}/object", params)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -30,7 +31,7 @@ def quiet_httpx(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING, logger="httpx")
 
 
-def invoke(credential: str, name: str, value: object) -> object:
+def invoke(credential: str, name: str, value: object) -> Any:
     return run_client(credential).post(BASE + f"functions/{name}/invoke", {"input": value})
 
 

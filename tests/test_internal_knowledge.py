@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.contrib.auth.models import User
 
@@ -20,7 +22,7 @@ def knowledge_base(project: Project, key: str, docs: list[tuple[str, str]]) -> K
     return kb
 
 
-def search(credential: str, kb: str, query: object, limit: object = 5) -> object:
+def search(credential: str, kb: str, query: object, limit: object = 5) -> Any:
     return run_client(credential).post(BASE + f"knowledge-bases/{kb}/search",
                                        {"query": query, "limit": limit})
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -45,7 +46,7 @@ def endpoint(project: Project, base_url: str, key: str = "gpt") -> ModelEndpoint
     )
 
 
-def predict(credential: str, model: str = "gpt", messages: object = MESSAGES) -> object:
+def predict(credential: str, model: str = "gpt", messages: object = MESSAGES) -> Any:
     return run_client(credential).post(BASE + f"models/{model}/predict", {"messages": messages})
 
 
