@@ -88,8 +88,9 @@ def maximal_graph() -> dict[str, Any]:
     count, edge_count = LIMITS["max_nodes"], LIMITS["max_edges"]
     kinds = ["input"] + [MIDDLE_KINDS[i % len(MIDDLE_KINDS)] for i in range(count - 2)]
     kinds.append("output")
-    nodes = [
-        {"id": f"n{i:03d}-{kind}", "kind": kind, "name": f"Step {i}", "x": 40 * i, "y": 80,
+    ids = [f"n{i:03d}-{kind}" for i, kind in enumerate(kinds)]
+    nodes: list[dict[str, Any]] = [
+        {"id": ids[i], "kind": kind, "name": f"Step {i}", "x": 40 * i, "y": 80,
          "group": f"Stage {i // 10}", "config": node_config(kind, i)}
         for i, kind in enumerate(kinds)
     ]
@@ -99,7 +100,7 @@ def maximal_graph() -> dict[str, Any]:
     def add(src: int, dst: int) -> None:
         outputs = [p.name for p in COMPONENTS[kinds[src]].outputs]
         port = outputs[rng.randrange(len(outputs))] if src + 1 != dst else outputs[0]
-        key = (nodes[src]["id"], port, nodes[dst]["id"])
+        key = (ids[src], port, ids[dst])
         if key not in seen:
             seen.add(key)
             edges.append({"from": key[0], "to": key[2], "from_port": port, "to_port": "in"})

@@ -39,7 +39,7 @@ def behaviour_document(graph: dict[str, Any]) -> dict[str, Any]:
     exactly what is hashed are shared rather than copied: graphs can be large.
     """
     nodes = []
-    for node in sorted(graph["nodes"], key=_node_id):
+    for node in graph["nodes"]:
         item: dict[str, Any] = {"id": node["id"], "kind": node["kind"]}
         config = node.get("config") or {}
         if "" in config.values():
@@ -48,6 +48,11 @@ def behaviour_document(graph: dict[str, Any]) -> dict[str, Any]:
         if config:
             item["config"] = config
         nodes.append(item)
+    nodes.sort(key=_node_id)
+    if len({n["id"] for n in nodes}) < len(nodes):
+        # Duplicate ids (an invalid graph) would leave the order to the array; break
+        # ties by content so that array order never changes the hash.
+        nodes.sort(key=lambda n: (n["id"], canonical_json(n)))
     edges = [e if len(e) == 4 else {k: e[k] for k in _EDGE_KEYS} for e in graph["edges"]]
     edges.sort(key=_edge_order)
     return {"edges": edges, "nodes": nodes, "settings": dict(graph["settings"])}

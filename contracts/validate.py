@@ -139,5 +139,7 @@ def _order(issue: Issue) -> tuple[int, int]:
     section = _SECTIONS.get(head)
     if section is None:
         return (0, 0)
-    position = rest.partition(".")[0]
-    return (section, int(position) if position.isdigit() and len(position) < 10 else 0)
+    if section == 1:
+        return (1, 0)  # settings keys keep the order they were found in
+    position = rest.partition(".")[0]  # an index this module wrote: ASCII digits
+    return (section, int(position) if position.isdigit() and position.isascii() else 0)

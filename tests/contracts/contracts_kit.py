@@ -6,7 +6,6 @@ Pure Python: no Django, no database.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from contracts.issues import Issue
@@ -49,9 +48,9 @@ def prompt_chain(**extra: Any) -> Doc:
 
 def check(doc: Any, resources: ResourceCheck | None = None) -> Report:
     """validate_graph, plus the invariants every report must keep."""
-    before = copy.deepcopy(doc)
+    before = repr(doc)  # repr, not ==: NaN is not equal to itself
     report = validate_graph(doc, resources)
-    assert doc == before, "validate_graph must not change the submitted document"
+    assert repr(doc) == before, "validate_graph must not change the submitted document"
     assert report.runnable == (not any(i.severity == "error" for i in report.issues))
     assert (report.graph is None) == (report.content_sha256 is None)
     return report
@@ -74,3 +73,21 @@ def only(report: Report, code: str) -> Issue:
 
 def errors(report: Report) -> list[tuple[str, str | None]]:
     return [(i.code, i.path) for i in report.issues if i.severity == "error"]
+
+
+def naive_behaviour_text(graph: dict[str, Any]) -> str:
+    """content-hash.md's recipe, written as plainly as possible (fresh dicts, full sorts),
+    to check the optimized hashing against."""
+    from contracts.hashing import canonical_json
+
+    nodes = []
+    for n in graph["nodes"]:
+        config = {k: v for k, v in (n.get("config") or {}).items() if v != ""}
+        nodes.append({"id": n["id"], "kind": n["kind"], **({"config": config} if config else {})})
+    edges = [{k: e[k] for k in ("from", "to", "from_port", "to_port")} for e in graph["edges"]]
+    return canonical_json({
+        "edges": sorted(edges, key=lambda e: (e["from"], e["from_port"], e["to"], e["to_port"])),
+        # Ties (duplicate ids, an invalid graph) are broken by content.
+        "nodes": sorted(nodes, key=lambda n: (n["id"], canonical_json(n))),
+        "settings": graph["settings"],
+    })

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from contracts_kit import check, edge, node, prompt_chain
+from contracts_kit import check, edge, naive_behaviour_text, node, prompt_chain
 
 from contracts.fixtures import load_hash_vectors
 from contracts.hashing import (
@@ -145,20 +145,15 @@ def test_it_shares_dicts_without_changing_what_is_hashed() -> None:
     graph = normalize(router_graph()).graph
     graph["edges"][0] = {**graph["edges"][0], "extra": "ignored"}
     graph["nodes"][1]["config"]["route_4"] = ""
-    naive = {
-        "edges": sorted(
-            ({k: e[k] for k in ("from", "to", "from_port", "to_port")} for e in graph["edges"]),
-            key=lambda e: (e["from"], e["from_port"], e["to"], e["to_port"]),
-        ),
-        "nodes": [
-            {"id": n["id"], "kind": n["kind"],
-             **({"config": c} if (c := {k: v for k, v in n["config"].items() if v != ""})
-                else {})}
-            for n in sorted(graph["nodes"], key=lambda n: n["id"])
-        ],
-        "settings": graph["settings"],
-    }
-    assert canonical_json(behaviour_document(graph)) == canonical_json(naive)
+    assert canonical_json(behaviour_document(graph)) == naive_behaviour_text(graph)
+
+
+def test_it_hashes_duplicate_ids_the_same_in_any_order() -> None:
+    doc = prompt_chain()
+    doc["nodes"].insert(2, node("ask", "prompt", template="Again: {input}"))
+    swapped = copy.deepcopy(doc)
+    swapped["nodes"][1], swapped["nodes"][2] = swapped["nodes"][2], swapped["nodes"][1]
+    assert sha(doc) == sha(swapped)
 
 
 def with_layout(doc: dict[str, Any]) -> dict[str, Any]:
