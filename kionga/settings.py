@@ -84,6 +84,15 @@ def _default_database_url() -> str:
 DATABASES = {
     "default": dj_database_url.parse(env_str("DATABASE_URL") or _default_database_url()),
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A connection pool, not persistent connections: under ASGI every request runs in
+    # a thread of its own, and a new PostgreSQL connection per request costs more
+    # than the request (Django's docs recommend the pool for async deployments).
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": env_int("KIONGA_DB_POOL_MIN", 2),
+        "max_size": env_int("KIONGA_DB_POOL_MAX", 10),
+        "timeout": 10,
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_str("REDIS_URL") or "redis://127.0.0.1:6379/0"

@@ -28,7 +28,7 @@ TERMINAL_TYPES = frozenset({"run.completed", "run.failed", "run.cancelled"})
 
 
 def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 class Emitter:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import redis
 from django.contrib.auth.models import User
 
@@ -11,6 +9,7 @@ from kionga import audit
 from kionga.errors import APIError
 from kionga.redis_client import sync_redis
 from runner import protocol
+from runner.events import now_iso
 from runs.models import Run
 
 
@@ -29,7 +28,7 @@ def do_cancel_run(user: User, run: Run) -> Run:
 
 def _emit_cancelled(client: redis.Redis, run_id: str) -> None:
     event = {"seq": 0, "type": "run.cancelled",
-             "at": datetime.now(UTC).isoformat(timespec="milliseconds"),
+             "at": now_iso(),
              "reason": "cancelled before the runner started it"}
     encoded = protocol.encode_event(event)
     pipe = client.pipeline(transaction=False)

@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import socket
+import uuid
 from collections import defaultdict
 from typing import Any
 
@@ -62,29 +63,41 @@ def store_entries(entries: list[Entry]) -> int:
         event = _decode(fields)
         if event is not None:
             by_run[fields[b"run"].decode()].append(event)
-    inserted = 0
-    for run_id, events in by_run.items():
-        inserted += _store_run_events(run_id, sorted(events, key=lambda e: e["seq"]))
-    return inserted
-
-
-def _store_run_events(run_id: str, events: list[dict[str, Any]]) -> int:
+    # One transaction (one durable commit) for the whole batch, whatever its runs:
+    # commits, not rows, are what a busy ingester pays for.
     with transaction.atomic():
-        run = Run.objects.select_for_update().filter(pk=run_id).first()
-        if run is None or run.status in FINAL_STATUSES:
-            # Pruned, unknown, or already ended (e.g. reaped as runner_lost): nothing
-            # may follow a terminal event.
-            return 0
-        rows = [RunEvent(run=run, seq=e["seq"], type=e["type"], data=e) for e in events]
+        runs = Run.objects.select_for_update().in_bulk(list(by_run))
+        rows: list[RunEvent] = []
+        ended: list[Run] = []
+        for run_id, events in by_run.items():
+            run = runs.get(_uuid(run_id))
+            if run is None or run.status in FINAL_STATUSES:
+                # Pruned, unknown, or already ended (e.g. reaped as runner_lost):
+                # nothing may follow a terminal event.
+                continue
+            rows += _apply(run, sorted(events, key=lambda e: e["seq"]))
+            if run.status in FINAL_STATUSES:
+                ended.append(run)
         RunEvent.objects.bulk_create(rows, ignore_conflicts=True)
-        changed: set[str] = set()
-        for event in events:
-            changed.update(apply_event(run, event))
-        if changed:
-            run.save(update_fields=sorted(changed))
-        if run.status in FINAL_STATUSES:
+        for run in ended:
             do_finish_run(run)
     return len(rows)
+
+
+def _apply(run: Run, events: list[dict[str, Any]]) -> list[RunEvent]:
+    changed: set[str] = set()
+    for event in events:
+        changed.update(apply_event(run, event))
+    if changed:
+        run.save(update_fields=sorted(changed))
+    return [RunEvent(run=run, seq=e["seq"], type=e["type"], data=e) for e in events]
+
+
+def _uuid(value: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        return None
 
 
 def _decode(fields: dict[bytes, bytes]) -> dict[str, Any] | None:

@@ -8,7 +8,7 @@ reason `runner_lost`, written here as its next event.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import redis
@@ -17,6 +17,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from runner import protocol
+from runner.events import now_iso
 from runs.lifecycle import apply_event, do_finish_run
 from runs.models import ACTIVE_STATUSES, Run, RunEvent
 
@@ -49,7 +50,7 @@ def _reap_one(client: redis.Redis, run_id: str) -> int:
         event: dict[str, Any] = {
             "seq": 0 if last is None else last + 1,
             "type": "run.failed",
-            "at": datetime.now(UTC).isoformat(timespec="milliseconds"),
+            "at": now_iso(),
             "error": {"code": "runner_lost",
                       "message": "The runner stopped while the run was active."},
             "reason": "runner_lost",

@@ -1,0 +1,227 @@
+"""End-to-end run benchmark (not a test): starts the real stack, measures, stops it.
+
+    .venv/bin/python bench/runs.py [--runs N] [--throughput-runs N]
+
+Uses the local PostgreSQL (a fresh `kionga_bench` database) and starts its own
+Redis, gateway (uvicorn), internal listener, event ingester and runner (Celery),
+exactly as the Procfile does. Figures, each with the floor measured in the same run:
+- POST → run.completed seen on SSE for a 3-node mock graph (median, p99), against a
+  no-op Celery task round trip (target: median ≤ 5× that round trip);
+- event latency from the runner's timestamp to the SSE client (median, p99; targets
+  5 ms and 20 ms), against a Redis PUBLISH → subscriber;
+- sustained throughput of mock runs through one runner with 8 concurrent clients
+  (target ≥ 100 runs/s).
+The last line is one JSON object of the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import redis
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.stack import VENV_BIN, Stack  # noqa: E402
+
+DB_NAME = "kionga_bench"
+PG = "postgres://postgres@127.0.0.1:5432"
+GRAPH = {
+    "schema_version": 2,
+    "nodes": [{"id": "input", "kind": "input"},
+              {"id": "model", "kind": "model", "config": {"model": "llm"}},
+              {"id": "output", "kind": "output"}],
+    "edges": [{"from": "input", "to": "model"}, {"from": "model", "to": "output"}],
+}
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def fresh_database(env: dict[str, str]) -> None:
+    subprocess.run(["dropdb", "-h", "127.0.0.1", "-U", "postgres", "--if-exists", DB_NAME],
+                   check=True)
+    subprocess.run(["createdb", "-h", "127.0.0.1", "-U", "postgres", DB_NAME], check=True)
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env,
+                   check=True)
+
+
+def bootstrap(env: dict[str, str]) -> tuple[int, str]:
+    out = subprocess.run([sys.executable, "manage.py", "bootstrap", "--project", "bench",
+                          "--user", "bench", "--role", "admin", "--json"], cwd=ROOT, env=env,
+                         check=True, capture_output=True, text=True).stdout
+    doc = json.loads(out)
+    return int(doc["project_id"]), str(doc["token"])
+
+
+def celery_floor(stack: Stack, samples: int) -> list[float]:
+    env = {**stack.env(), "PYTHONPATH": str(ROOT / "bench")}
+    env.pop("DJANGO_SETTINGS_MODULE")  # a plain Celery app: no Django fix-up
+    worker = subprocess.Popen(
+        [str(VENV_BIN / "celery"), "-A", "floor_celery", "worker", "-Q", "floor",
+         "--concurrency", "1", "--loglevel", "WARNING", "--without-gossip", "--without-mingle",
+         "--without-heartbeat", "-n", "floor@%h"],
+        cwd=ROOT / "bench", env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        os.environ["REDIS_URL"] = stack.redis_url
+        sys.path.insert(0, str(ROOT / "bench"))
+        from floor_celery import noop
+
+        noop.delay().get(timeout=30)  # warm up (and wait for the worker)
+        times = []
+        for _ in range(samples):
+            start = time.perf_counter()
+            noop.delay().get(timeout=10)
+            times.append((time.perf_counter() - start) * 1000)
+        return times
+    finally:
+        worker.terminate()
+        worker.wait()
+
+
+def publish_floor(stack: Stack, samples: int) -> list[float]:
+    client = redis.Redis.from_url(stack.redis_url)
+    pubsub = client.pubsub()
+    pubsub.subscribe("floor")
+    pubsub.get_message(timeout=1)
+    times = []
+    for _ in range(samples):
+        start = time.perf_counter()
+        client.publish("floor", b"x")
+        while pubsub.get_message(timeout=1) is None:
+            pass
+        times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
+class Client:
+    def __init__(self, stack: Stack, token: str) -> None:
+        self.http = httpx.Client(base_url=stack.base_url, timeout=60,
+                                 headers={"Authorization": f"Bearer {token}"})
+
+    def start(self, design_id: str, text: str) -> httpx.Response:
+        return self.http.post(f"/api/v1/agent-designs/{design_id}/runs", json={"input": text})
+
+    def follow(self, design_id: str, run_id: str) -> list[tuple[dict[str, Any], float]]:
+        """Stored events as they arrive on SSE, each with its arrival time (epoch s)."""
+        url = f"/api/v1/agent-designs/{design_id}/runs/{run_id}/events"
+        got = []
+        with self.http.stream("GET", url, headers={"Accept": "text/event-stream"}) as response:
+            kind = ""
+            for line in response.iter_lines():
+                if line.startswith("event: "):
+                    kind = line[7:]
+                elif line.startswith("data: ") and kind != "delta":
+                    got.append((json.loads(line[6:]), time.time()))
+                    if kind in ("run.completed", "run.failed", "run.cancelled"):
+                        break
+        return got
+
+    def run_once(self, design_id: str, text: str) -> tuple[float, list[float]]:
+        """(ms from POST to run.completed on SSE, per-event latencies in ms)."""
+        start = time.perf_counter()
+        response = self.start(design_id, text)
+        while response.status_code == 429:  # at capacity: try again, as a client would
+            time.sleep(0.002)
+            start = time.perf_counter()
+            response = self.start(design_id, text)
+        assert response.status_code == 201, response.text
+        events = self.follow(design_id, response.json()["id"])
+        total = (time.perf_counter() - start) * 1000
+        assert events and events[-1][0]["type"] == "run.completed", events[-1:]
+        lags = [(arrived - datetime.fromisoformat(e["at"]).timestamp()) * 1000
+                for e, arrived in events]
+        return total, lags
+
+
+def throughput(stack: Stack, token: str, design_id: str, runs: int, workers: int) -> float:
+    done = [0]
+    lock = threading.Lock()
+    per_worker = runs // workers
+
+    def work() -> None:
+        client = Client(stack, token)
+        for i in range(per_worker):
+            client.run_once(design_id, f"throughput {i}")
+            with lock:
+                done[0] += 1
+
+    threads = [threading.Thread(target=work) for _ in range(workers)]
+    start = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return done[0] / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--throughput-runs", type=int, default=400)
+    args = parser.parse_args()
+    stack = Stack(database_url=f"{PG}/{DB_NAME}", log_dir=ROOT / "var" / "bench-logs")
+    env = {**os.environ, **stack.env()}
+    fresh_database(env)
+    project_id, token = bootstrap(env)
+    stack.start()
+    try:
+        client = Client(stack, token)
+        created = client.http.post("/api/v1/agent-designs", json={
+            "project_id": project_id, "name": "bench", "graph": GRAPH})
+        design_id = created.json()["id"]
+        for i in range(20):  # warm up every process and connection
+            client.run_once(design_id, f"warm {i}")
+        celery = celery_floor(stack, args.runs)
+        publish = publish_floor(stack, args.runs)
+        totals, lags = [], []
+        for i in range(args.runs):
+            total, lag = client.run_once(design_id, f"hello {i}")
+            totals.append(total)
+            lags += lag
+        rate = throughput(stack, token, design_id, args.throughput_runs, 8)
+    finally:
+        stack.stop()
+    figures = report(totals, lags, celery, publish, rate)
+    print(json.dumps(figures))
+
+
+def report(totals: list[float], lags: list[float], celery: list[float],
+           publish: list[float], rate: float) -> dict[str, float]:
+    celery_p50 = statistics.median(celery)
+    publish_p50 = statistics.median(publish)
+    figures = {
+        "run_e2e_p50_ms": round(statistics.median(totals), 2),
+        "run_e2e_p99_ms": round(pct(totals, 0.99), 2),
+        "celery_roundtrip_p50_ms": round(celery_p50, 2),
+        "sse_latency_p50_ms": round(statistics.median(lags), 2),
+        "sse_latency_p99_ms": round(pct(lags, 0.99), 2),
+        "runs_per_s": round(rate, 1),
+    }
+    print(f"POST → run.completed   median {figures['run_e2e_p50_ms']} ms, p99 "
+          f"{figures['run_e2e_p99_ms']} ms = {figures['run_e2e_p50_ms'] / celery_p50:.1f}× "
+          f"the no-op Celery round trip ({celery_p50:.2f} ms; target ≤ 5×)")
+    print(f"runner → SSE latency   median {figures['sse_latency_p50_ms']} ms, p99 "
+          f"{figures['sse_latency_p99_ms']} ms = {figures['sse_latency_p50_ms'] / publish_p50:.1f}× "
+          f"a Redis PUBLISH → subscriber ({publish_p50:.3f} ms; targets 5 ms / 20 ms)")
+    print(f"throughput             {figures['runs_per_s']} runs/s with 8 concurrent clients "
+          f"(target ≥ 100; n8n publishes 220/s)")
+    return figures
+
+
+if __name__ == "__main__":
+    main()
