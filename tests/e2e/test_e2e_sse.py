@@ -50,3 +50,28 @@ def test_it_streams_deltas_live(stack: Stack, api: Api, alice: Any, carol: Any,
     assert done["text"] == "mock: one two three four"
     run = wait_for(lambda: (r := http.run(design_id, run_id))["status"] == "completed" and r)
     assert all(e["type"] != "node.delta" for e in run["events"])
+
+
+def _long_chain(length: int) -> dict[str, Any]:
+    ids = [f"p{i:02d}" for i in range(length)]
+    nodes = [{"id": "input", "kind": "input"}, {"id": "output", "kind": "output"}]
+    nodes += [{"id": n, "kind": "prompt", "config": {"template": "{input}."}} for n in ids]
+    chain = ["input", *ids, "output"]
+    edges = [{"from": a, "to": b} for a, b in zip(chain, chain[1:], strict=False)]
+    return {"schema_version": 2, "nodes": nodes, "edges": edges, "settings": {"max_steps": 200}}
+
+
+def test_it_delivers_a_burst_once_and_in_order_across_reconnects(stack: Stack, api: Api,
+                                                                 alice: Any, acme: Any) -> None:
+    http = Http(stack, api.token_for(alice))
+    design_id = http.create_design(acme.pk, _long_chain(98))
+    run_ids = [http.start(design_id, input=f"burst {i}").json()["id"] for i in range(3)]
+    for run_id in run_ids:
+        received: list[dict[str, Any]] = []
+        while not received or received[-1]["type"] != "run.completed":
+            last = received[-1]["seq"] if received else None
+            frames = http.sse(design_id, run_id, last_event_id=last, stop_after=37)
+            received += [d for k, d in frames if k != "delta"]
+        assert [e["seq"] for e in received] == list(range(len(received)))
+        assert len(received) > 200  # run.started, 100 × (started, completed), the end
+        assert wait_stored(http, design_id, run_id)["events"] == received
