@@ -117,7 +117,7 @@ class EventSink:
                 return True
             except RETRYABLE as exc:
                 if time.monotonic() + delay > deadline:
-                    log.error("run %s: Redis unreachable for %.0f s, giving up on its events "
+                    log.error("run %s: Redis unreachable for %g s, giving up on its events "
                               "(%s)", self._run_id, self._retry_seconds, type(exc).__name__)
                     return False
                 log.warning("run %s: Redis unreachable (%s), retrying in %.2f s",

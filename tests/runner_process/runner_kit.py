@@ -50,21 +50,27 @@ def worker_env(port: int, **extra: str) -> dict[str, str]:
     return env
 
 
-def worker_command(*extra: str) -> list[str]:
-    return [CELERY, "-A", "runner.celery_app", "worker", "-Q", protocol.QUEUE,
+def worker_command(*extra: str, queue: str = protocol.QUEUE) -> list[str]:
+    return [CELERY, "-A", "runner.celery_app", "worker", "-Q", queue,
             "--loglevel=INFO", "--without-gossip", "--without-mingle", "--without-heartbeat",
             "-n", f"runner-test-{uuid.uuid4().hex[:8]}@%h", *extra]
 
 
 class Worker:
-    """A real `celery -A runner.celery_app worker` subprocess, output in a log file."""
+    """A real `celery -A runner.celery_app worker` subprocess, output in a log file.
 
-    def __init__(self, log_path: Path, *extra_args: str, **env: str) -> None:
+    `queue`: a worker that must not share its tasks with the session's (one the test
+    kills) consumes a queue of its own.
+    """
+
+    def __init__(self, log_path: Path, *extra_args: str, queue: str = protocol.QUEUE,
+                 **env: str) -> None:
         self.port = free_port()
+        self.queue = queue
         self.log_path = log_path
         self._log = log_path.open("wb")
         self.proc = subprocess.Popen(
-            worker_command(*extra_args), cwd=ROOT, env=worker_env(self.port, **env),
+            worker_command(*extra_args, queue=queue), cwd=ROOT, env=worker_env(self.port, **env),
             stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
 
     def wait_ready(self, seconds: float = 30.0) -> None:
@@ -163,13 +169,14 @@ def payload(graph: dict[str, Any], *, run_id: str | None = None, text: str = "he
 
 
 def send(app: Celery, client: redis.Redis, body: dict[str, Any], *,
-         signature: str | None = None, take_slot: bool = True) -> str:
+         signature: str | None = None, take_slot: bool = True,
+         queue: str = protocol.QUEUE) -> str:
     """Take the run's slot (as the gateway does), then send the signed task."""
     run_id = str(body["run_id"])
     if take_slot:
         assert protocol.acquire_slot(client, run_id, 8), "no free slot"
     sig = signature if signature is not None else protocol.sign(body, TOKEN)
-    app.send_task(protocol.TASK_NAME, args=[body, sig], queue=protocol.QUEUE)
+    app.send_task(protocol.TASK_NAME, args=[body, sig], queue=queue)
     return run_id
 
 

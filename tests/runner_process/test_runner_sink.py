@@ -1,0 +1,127 @@
+"""EventSink: events reach both streams in order, and a Redis restart loses none."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from runner import protocol
+from runner.events import now_iso
+from runner.sink import EventSink, sink_client
+from tests.runner_process.runner_kit import REDIS_URL, free_port, wait_for
+
+
+def event(seq: int, type_: str = "node.started", **fields: Any) -> dict[str, Any]:
+    return {"seq": seq, "type": type_, "at": now_iso(), **fields}
+
+
+def read(client: redis.Redis, stream: str, run_id: str | None = None) -> list[dict[str, Any]]:
+    entries: Any = client.xrange(stream)
+    return [json.loads(f[b"e"]) for _id, f in entries
+            if run_id is None or f[b"run"].decode() == run_id]
+
+
+class RedisServer:
+    """A private redis-server whose data survives a restart (AOF, fsync always)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        binary = shutil.which("redis-server")
+        assert binary, "redis-server is needed"
+        self.proc = subprocess.Popen(
+            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder),
+             "--appendonly", "yes", "--appendfsync", "always", "--save", ""],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        client = redis.Redis(port=self.port)
+        assert wait_for(lambda: _pings(client), 10)
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.kill()
+        self.proc.wait(10)
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+
+def _pings(client: redis.Redis) -> bool:
+    try:
+        return bool(client.ping())
+    except redis.RedisError:
+        return False
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[RedisServer]:
+    server = RedisServer(tmp_path)
+    server.start()
+    yield server
+    server.kill()
+
+
+def test_it_writes_stored_events_to_both_streams_and_deltas_to_one(rds: redis.Redis) -> None:
+    run_id = str(uuid.uuid4())
+    sink = EventSink(sink_client(REDIS_URL), run_id)
+    sent = [event(0, "run.started"), event(0, "node.delta", node_id="m", attempt=1, delta="hi",
+                                           delta_index=0),
+            event(1, "run.completed", output="x", usage={"tokens": 1})]
+    for item in sent:
+        sink(item)
+    sink(event(2, "node.started"))  # after the terminal event: dropped
+    assert sink.close(5)
+    assert read(rds, protocol.run_stream(run_id)) == sent
+    assert read(rds, protocol.INGEST_STREAM, run_id) == [sent[0], sent[2]]
+    assert rds.ttl(protocol.run_stream(run_id)) > 0
+    assert (sink.last_seq, sink.terminal_seen) == (1, True)
+
+
+@pytest.mark.allow_output  # the retries are logged on purpose
+def test_it_loses_no_event_across_a_redis_restart(private_redis: RedisServer,
+                                                  caplog: pytest.LogCaptureFixture) -> None:
+    run_id = str(uuid.uuid4())
+    client = sink_client(private_redis.url)
+    sink = EventSink(client, run_id)
+    for seq in range(5):
+        sink(event(seq))
+    stream = protocol.run_stream(run_id)
+    assert wait_for(lambda: client.xlen(stream) == 5, 5)
+    private_redis.kill()
+    for seq in range(5, 50):  # emitted while Redis is down: buffered, in order
+        sink(event(seq))
+        if seq % 10 == 0:
+            sink(event(seq, "node.delta", node_id="m", attempt=1, delta="d", delta_index=seq))
+    sink(event(50, "run.completed", output="done", usage={"tokens": 0}))
+    time.sleep(1.0)
+    private_redis.start()
+    assert sink.close(30)
+    events = read(client, stream)
+    assert [(e["seq"], e["type"]) for e in events if e["type"] != "node.delta"] == [
+        (seq, "node.started") for seq in range(50)] + [(50, "run.completed")]
+    assert [e["delta_index"] for e in events if e["type"] == "node.delta"] == [10, 20, 30, 40]
+    assert [e["seq"] for e in read(client, protocol.INGEST_STREAM)] == list(range(51))
+    assert "Redis unreachable (ConnectionError), retrying" in caplog.text
+
+
+@pytest.mark.allow_output  # giving up is logged on purpose
+def test_it_gives_up_when_redis_stays_away(caplog: pytest.LogCaptureFixture) -> None:
+    sink = EventSink(sink_client(f"redis://127.0.0.1:{free_port()}/0"), "r1", retry_seconds=0.3)
+    sink(event(0, "run.started"))
+    assert not sink.close(5)
+    assert sink.failed and sink.dropped == 1
+    sink(event(1))  # nothing is buffered once it gave up
+    assert sink.dropped == 2
+    assert "giving up on its events" in caplog.text
