@@ -84,7 +84,12 @@ def _default_database_url() -> str:
 DATABASES = {
     "default": dj_database_url.parse(env_str("DATABASE_URL") or _default_database_url()),
 }
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The demo's processes (gateway, ingester, beat) share one file: wait for the lock.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"timeout": 20, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
+    )
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # A connection pool, not persistent connections: under ASGI every request runs in
     # a thread of its own, and a new PostgreSQL connection per request costs more
     # than the request (Django's docs recommend the pool for async deployments).
