@@ -75,6 +75,9 @@ app.conf.update(
     task_queues=[Queue(protocol.QUEUE)],
     task_default_queue=protocol.QUEUE,
     task_acks_late=False,
+    # Celery 6's default, set now to silence its warning. It only cancels acks_late
+    # tasks; ours are acked at start, so a broker blip never stops a running run.
+    worker_cancel_long_running_tasks_on_connection_loss=True,
     worker_prefetch_multiplier=1,
     worker_concurrency=SETTINGS.max_runs if SETTINGS else 1,
     worker_pool="prefork",

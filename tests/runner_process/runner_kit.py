@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -119,9 +120,9 @@ def http_get(port: int, path: str, token: str | None) -> tuple[int, dict[str, An
         return 0, {}
 
 
-def client_app() -> Celery:
+def client_app(broker: str = REDIS_URL) -> Celery:
     """A plain Celery client, as the gateway would hold one (no runner code)."""
-    app = Celery("runner-test-client", broker=REDIS_URL)
+    app = Celery("runner-test-client", broker=broker)
     app.conf.update(task_serializer="json", accept_content=["json"],
                     broker_connection_retry_on_startup=True)
     return app
@@ -250,3 +251,39 @@ def wait_for(check: Callable[[], bool], seconds: float, step: float = 0.05) -> b
             return True
         time.sleep(step)
     return check()
+
+
+class RedisServer:
+    """A private redis-server whose data survives a restart (AOF, fsync always)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        binary = shutil.which("redis-server")
+        assert binary, "redis-server is needed"
+        self.proc = subprocess.Popen(
+            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder),
+             "--appendonly", "yes", "--appendfsync", "always", "--save", ""],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        with redis.Redis(port=self.port) as client:
+            assert wait_for(lambda: _pings(client), 10)
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.kill()
+        self.proc.wait(10)
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+
+def _pings(client: redis.Redis) -> bool:
+    try:
+        return bool(client.ping())
+    except redis.RedisError:
+        return False
+

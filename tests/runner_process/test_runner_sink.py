@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import time
 import uuid
 from collections.abc import Iterator
@@ -17,7 +15,7 @@ import redis
 from runner import protocol
 from runner.events import now_iso
 from runner.sink import EventSink, sink_client
-from tests.runner_process.runner_kit import REDIS_URL, free_port, wait_for
+from tests.runner_process.runner_kit import REDIS_URL, RedisServer, free_port, wait_for
 
 
 def event(seq: int, type_: str = "node.started", **fields: Any) -> dict[str, Any]:
@@ -28,41 +26,6 @@ def read(client: redis.Redis, stream: str, run_id: str | None = None) -> list[di
     entries: Any = client.xrange(stream)
     return [json.loads(f[b"e"]) for _id, f in entries
             if run_id is None or f[b"run"].decode() == run_id]
-
-
-class RedisServer:
-    """A private redis-server whose data survives a restart (AOF, fsync always)."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.port = free_port()
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        binary = shutil.which("redis-server")
-        assert binary, "redis-server is needed"
-        self.proc = subprocess.Popen(
-            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder),
-             "--appendonly", "yes", "--appendfsync", "always", "--save", ""],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        client = redis.Redis(port=self.port)
-        assert wait_for(lambda: _pings(client), 10)
-
-    def kill(self) -> None:
-        assert self.proc is not None
-        self.proc.kill()
-        self.proc.wait(10)
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-
-def _pings(client: redis.Redis) -> bool:
-    try:
-        return bool(client.ping())
-    except redis.RedisError:
-        return False
 
 
 @pytest.fixture
