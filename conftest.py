@@ -39,3 +39,7 @@ def django_db_setup(django_db_setup: Any) -> None:
             "Database tests need PostgreSQL: run bin/test, or set DATABASE_URL=postgres://...",
             returncode=2,
         )
+
+
+# Fixtures shared by several test files, kept beside the tests that use them.
+pytest_plugins = ["tests.runs_helpers"]

@@ -32,7 +32,8 @@ def test_it_ends_a_run_whose_lease_expired(alice: Any, acme: Any, rds: redis.Red
     assert lost == [str(run.pk)]
     assert reaper.reap(rds, lost) == 1
     run.refresh_from_db()
-    assert run.status == "failed" and run.error["code"] == "runner_lost"
+    assert run.status == "failed" and run.error == {
+        "code": "runner_lost", "message": "The runner stopped while the run was active."}
     last = RunEvent.objects.filter(run=run).order_by("-seq").first()
     assert last is not None and (last.seq, last.data["reason"]) == (1, "runner_lost")
     assert find_active_run(credential) is None

@@ -54,7 +54,8 @@ def test_it_streams_deltas_live(stack: Stack, api: Api, alice: Any, carol: Any,
 
 def _long_chain(length: int) -> dict[str, Any]:
     ids = [f"p{i:02d}" for i in range(length)]
-    nodes = [{"id": "input", "kind": "input"}, {"id": "output", "kind": "output"}]
+    nodes: list[dict[str, Any]] = [{"id": "input", "kind": "input"},
+                                   {"id": "output", "kind": "output"}]
     nodes += [{"id": n, "kind": "prompt", "config": {"template": "{input}."}} for n in ids]
     chain = ["input", *ids, "output"]
     edges = [{"from": a, "to": b} for a, b in zip(chain, chain[1:], strict=False)]
