@@ -19,7 +19,11 @@ def canonical_json(value: Any) -> str:
     Python's encoder already writes control characters as short escapes or lower-case
     \\u00xx and leaves <, >, & alone; only the two line separators need a fix-up.
     """
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    # check_circular=False: values parsed from JSON cannot be circular, and skipping
+    # the check makes large graphs measurably faster.
+    text = json.dumps(
+        value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), check_circular=False
+    )
     return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 

@@ -101,11 +101,22 @@ def normalize_node(
     if not isinstance(node_id, str) or not isinstance(kind, str):
         raise NotNormalizable(f"nodes.{index} needs string id and kind")
     config = node.get("config")
-    if config is None:
-        config = {}
-    if not isinstance(config, dict):
+    if config is not None and not isinstance(config, dict):
         raise NotNormalizable(f"nodes.{index}.config is not an object")
-    config = dict(config)
+    return build_node(node, node_id, kind, config, index, version, warnings)
+
+
+def build_node(
+    node: dict[str, Any],
+    node_id: str,
+    kind: str,
+    config: dict[str, Any] | None,
+    index: int,
+    version: int,
+    warnings: list[Issue],
+) -> dict[str, Any]:
+    """normalize_node for a node whose id, kind and config have been checked."""
+    config = dict(config) if config else {}
     if kind == "model" and config.get("model") in (None, ""):
         config["model"] = "llm"
     if version == 1 and kind == "memory":

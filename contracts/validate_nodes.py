@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from contracts.issues import Issue, error, quote, warning
-from contracts.normalize import normalize_node
+from contracts.normalize import build_node
 from contracts.registry import COMPONENTS, LIMITS, Component
 from contracts.validate_config import check_config
 
@@ -100,7 +100,7 @@ def _check_node(index: int, node: Any, version: int, issues: list[Issue]) -> Nod
         return None
     if kind is None or not config_ok:
         return NodeView(index, node_id, kind, component, {}, None)
-    normalized = normalize_node(node, index, version, issues)
+    normalized = build_node(node, node_id, kind, config, index, version, issues)
     view = NodeView(index, node_id, kind, component, normalized["config"], normalized)
     if component is not None:
         check_config(index, node_id, component, config or {}, view.config, issues)
@@ -151,8 +151,9 @@ def _check_layout(
 ) -> None:
     for key, types in _LAYOUT_TYPES.items():
         value = node.get(key)
-        # bool is an int in Python, but `true` is not a coordinate.
-        if value is not None and (not isinstance(value, types) or isinstance(value, bool)):
+        # type(), not isinstance(): bool is an int in Python, but `true` is not a
+        # coordinate.
+        if value is not None and type(value) not in types:
             kind = "a string" if types == (str,) else "a number"
             issues.append(error("wrong_type", f"{key} must be {kind}.", f"{path}.{key}", node_id))
 
