@@ -33,6 +33,10 @@ CELERY = str(ROOT / ".venv/bin/celery")
 REDIS_URL = "redis://127.0.0.1:6379/5"
 TOKEN = "runner-test-token-0123456789"
 TERMINAL = {"run.completed", "run.failed", "run.cancelled"}
+# Several test sessions may share Redis db 5 at once (people running the suite side
+# by side): each session's workers consume a queue of their own so no worker takes
+# another session's tasks. Slots are shared, as in production: tests wait for one.
+SESSION_QUEUE = f"{protocol.QUEUE}-test-{uuid.uuid4().hex[:8]}"
 
 
 def free_port() -> int:
@@ -51,7 +55,7 @@ def worker_env(port: int, **extra: str) -> dict[str, str]:
     return env
 
 
-def worker_command(*extra: str, queue: str = protocol.QUEUE) -> list[str]:
+def worker_command(*extra: str, queue: str = SESSION_QUEUE) -> list[str]:
     return [CELERY, "-A", "runner.celery_app", "worker", "-Q", queue,
             "--loglevel=INFO", "--without-gossip", "--without-mingle", "--without-heartbeat",
             "-n", f"runner-test-{uuid.uuid4().hex[:8]}@%h", *extra]
@@ -64,7 +68,7 @@ class Worker:
     kills) consumes a queue of its own.
     """
 
-    def __init__(self, log_path: Path, *extra_args: str, queue: str = protocol.QUEUE,
+    def __init__(self, log_path: Path, *extra_args: str, queue: str = SESSION_QUEUE,
                  **env: str) -> None:
         self.port = free_port()
         self.queue = queue
@@ -171,11 +175,11 @@ def payload(graph: dict[str, Any], *, run_id: str | None = None, text: str = "he
 
 def send(app: Celery, client: redis.Redis, body: dict[str, Any], *,
          signature: str | None = None, take_slot: bool = True,
-         queue: str = protocol.QUEUE) -> str:
+         queue: str = SESSION_QUEUE) -> str:
     """Take the run's slot (as the gateway does), then send the signed task."""
     run_id = str(body["run_id"])
     if take_slot:
-        assert protocol.acquire_slot(client, run_id, 8), "no free slot"
+        assert wait_for(lambda: protocol.acquire_slot(client, run_id, 8), 20), "no free slot"
     sig = signature if signature is not None else protocol.sign(body, TOKEN)
     app.send_task(protocol.TASK_NAME, args=[body, sig], queue=queue)
     return run_id

@@ -19,6 +19,7 @@ from celery import Celery
 
 from runner import protocol
 from tests.runner_process.runner_kit import (
+    SESSION_QUEUE,
     Worker,
     knowledge_graph,
     mock_graph,
@@ -33,7 +34,7 @@ from tests.runner_process.runner_kit import (
 @pytest.fixture
 def doomed(tmp_path: Path, rds: redis.Redis) -> Iterator[Worker]:
     worker = Worker(tmp_path / "doomed.log", "--concurrency", "2",
-                    queue=f"{protocol.QUEUE}-doomed-{uuid.uuid4().hex[:8]}")
+                    queue=f"{SESSION_QUEUE}-doomed-{uuid.uuid4().hex[:8]}")
     try:
         worker.wait_ready()
         yield worker
@@ -47,6 +48,15 @@ def start_slow_run(worker: Worker, rds: redis.Redis, app: Celery, url: str) -> s
     # Running: the queued lease (30 s) was replaced by the running one.
     assert rds.zscore(protocol.SLOTS_KEY, run_id) is not None
     return run_id
+
+
+def alive(pid: int) -> bool:
+    """Running, not a zombie waiting for init to reap it."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] not in {"Z", "X"}
 
 
 def assert_lease_runs_out(rds: redis.Redis, run_id: str) -> None:
@@ -67,7 +77,7 @@ def test_it_stops_renewing_when_the_worker_is_killed(doomed: Worker, rds: redis.
         doomed.kill9()
         assert_lease_runs_out(rds, run_id)
     # The pool's children died with it (PR_SET_PDEATHSIG): no orphan renews leases.
-    assert all(not os.path.exists(f"/proc/{pid}") for pid in children)
+    assert children and not any(alive(pid) for pid in children)
 
 
 def test_it_stops_renewing_when_a_pool_process_is_killed(doomed: Worker, rds: redis.Redis,
