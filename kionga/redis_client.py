@@ -8,11 +8,18 @@ from functools import cache
 import redis
 import redis.asyncio as aioredis
 from django.conf import settings
+from redis.asyncio.retry import Retry as AsyncRetry
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
 
 
 @cache
 def sync_redis() -> redis.Redis:
-    return redis.Redis.from_url(settings.REDIS_URL, health_check_interval=30)
+    return redis.Redis.from_url(
+        settings.REDIS_URL, health_check_interval=30,
+        retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), 5),
+        retry_on_error=[redis.ConnectionError, redis.TimeoutError],
+    )
 
 
 _async_clients: dict[int, aioredis.Redis] = {}
@@ -24,7 +31,11 @@ def async_redis() -> aioredis.Redis:
     client = _async_clients.get(loop_id)
     if client is None:
         # Reads may block (XREAD BLOCK) up to the SSE keep-alive interval: allow more.
-        client = aioredis.Redis.from_url(settings.REDIS_URL, health_check_interval=30,
-                                         socket_timeout=60)
+        # After a Redis restart the pooled connections are dead: retry on a new one.
+        client = aioredis.Redis.from_url(
+            settings.REDIS_URL, health_check_interval=30, socket_timeout=60,
+            retry=AsyncRetry(ExponentialBackoff(cap=1.0, base=0.05), 5),
+            retry_on_error=[redis.ConnectionError, redis.TimeoutError],
+        )
         _async_clients[loop_id] = client
     return client

@@ -9,10 +9,12 @@ after the terminal event. Nothing here blocks a thread while it waits.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+import redis
 from asgiref.sync import sync_to_async
 
 from kionga.redis_client import async_redis
@@ -20,6 +22,7 @@ from runner import protocol
 from runs.models import FINAL_STATUSES, Run, RunEvent
 
 KEEPALIVE_MS = 15_000
+RECONNECT_SECONDS = 0.5
 TERMINAL = frozenset({"run.completed", "run.failed", "run.cancelled"})
 
 
@@ -83,7 +86,13 @@ async def _live(run_id: str, cursor: _Cursor) -> AsyncIterator[bytes]:
     client = async_redis()
     stream, position = protocol.run_stream(run_id), "0-0"
     while not cursor.done:
-        answer: Any = await client.xread({stream: position}, count=500, block=KEEPALIVE_MS)
+        try:
+            answer: Any = await client.xread({stream: position}, count=500, block=KEEPALIVE_MS)
+        except (redis.ConnectionError, redis.TimeoutError):
+            # Redis is restarting: what was stored is safe; keep the client and go on.
+            yield b": reconnecting\n\n"
+            await asyncio.sleep(RECONNECT_SECONDS)
+            continue
         if not answer:
             async for out in _when_quiet(run_id, cursor):
                 yield out
