@@ -42,7 +42,13 @@ class KeepSecretForm(forms.ModelForm):
         return cleaned
 
 
+def https_url() -> forms.URLField:
+    # A URL typed without a scheme means https (Django 6's default, chosen now).
+    return forms.URLField(max_length=500, assume_scheme="https")
+
+
 class ModelEndpointForm(KeepSecretForm):
+    base_url = https_url()
     class Meta:
         model = ModelEndpoint
         fields = "__all__"
@@ -50,6 +56,7 @@ class ModelEndpointForm(KeepSecretForm):
 
 
 class FunctionForm(KeepSecretForm):
+    url = https_url()
     class Meta:
         model = Function
         fields = "__all__"
@@ -72,6 +79,7 @@ class FunctionAdmin(ResourceAdmin):
 
 
 class ApiConnectionForm(forms.ModelForm):
+    base_url = https_url()
     # Header values are secrets: replaced as a whole, never shown back.
     new_secret_headers = forms.JSONField(
         required=False,
