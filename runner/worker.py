@@ -86,7 +86,7 @@ def execute(payload: Any, signature: Any, *, settings: RunnerSettings | None = N
         log.warning("dropped a signed run task without a valid run_id")
         return "invalid"
     if not _claim(client, run_id):
-        log.info("run %s: already claimed (a redelivered task); nothing to do", run_id)
+        log.info("run %s: already claimed (redelivered, cancelled or reaped); skipped", run_id)
         return "duplicate"
     if not _retrying(lambda: protocol.renew_slot(client, run_id), f"run {run_id}: slot"):
         log.warning("run %s: its slot is gone (reaped, or never taken); not running it", run_id)
