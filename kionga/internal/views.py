@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -54,7 +55,8 @@ def search_knowledge(request: Request, knowledge_base_id: str) -> Response:
     return Response({"documents": search_documents(knowledge_base, query, limit)})
 
 
-@run_view(["GET"], responses=doc.answers(200, doc.OBJECT), operation_id="internal_read_object")
+@run_view(["GET"], parameters=[OpenApiParameter("key", str, required=True)],
+          responses=doc.answers(200, doc.OBJECT), operation_id="internal_read_object")
 def read_object(request: Request, dataset_id: str) -> Response:
     dataset = checks.check_resource(run_of(request), Dataset, "dataset", dataset_id)
     key = checks.check_object_key(request.query_params)
