@@ -37,6 +37,8 @@ sys.path.insert(0, str(ROOT))
 from tests.stack import VENV_BIN, Stack  # noqa: E402
 
 DB_NAME = "kionga_bench"
+LONG_REPLY_WORDS = 400
+LATENCY_RUNS = 10
 PG = "postgres://postgres@127.0.0.1:5432"
 GRAPH = {
     "schema_version": 2,
@@ -116,23 +118,28 @@ class Client:
     def start(self, design_id: str, text: str) -> httpx.Response:
         return self.http.post(f"/api/v1/agent-designs/{design_id}/runs", json={"input": text})
 
-    def follow(self, design_id: str, run_id: str) -> list[tuple[dict[str, Any], float]]:
-        """Stored events as they arrive on SSE, each with its arrival time (epoch s)."""
+    def follow(self, design_id: str, run_id: str) -> tuple[list[tuple[dict[str, Any], float]],
+                                                          float]:
+        """Events (deltas included) as they arrive on SSE, each with its arrival time
+        (epoch s), and the time the stream was open."""
         url = f"/api/v1/agent-designs/{design_id}/runs/{run_id}/events"
         got = []
         with self.http.stream("GET", url, headers={"Accept": "text/event-stream"}) as response:
+            assert response.status_code == 200, response.read()
+            opened = time.time()
             kind = ""
             for line in response.iter_lines():
                 if line.startswith("event: "):
                     kind = line[7:]
-                elif line.startswith("data: ") and kind != "delta":
+                elif line.startswith("data: "):
                     got.append((json.loads(line[6:]), time.time()))
                     if kind in ("run.completed", "run.failed", "run.cancelled"):
                         break
-        return got
+        return got, opened
 
     def run_once(self, design_id: str, text: str) -> tuple[float, list[float]]:
-        """(ms from POST to run.completed on SSE, per-event latencies in ms)."""
+        """(ms from POST to run.completed on SSE, latencies in ms of the events the runner
+        produced while the stream was open)."""
         start = time.perf_counter()
         response = self.start(design_id, text)
         while response.status_code == 429:  # at capacity: try again, as a client would
@@ -140,11 +147,13 @@ class Client:
             start = time.perf_counter()
             response = self.start(design_id, text)
         assert response.status_code == 201, response.text
-        events = self.follow(design_id, response.json()["id"])
+        events, opened = self.follow(design_id, response.json()["id"])
         total = (time.perf_counter() - start) * 1000
         assert events and events[-1][0]["type"] == "run.completed", events[-1:]
-        lags = [(arrived - datetime.fromisoformat(e["at"]).timestamp()) * 1000
-                for e, arrived in events]
+        produced = [(datetime.fromisoformat(e["at"]).timestamp(), arrived)
+                    for e, arrived in events]
+        # Events produced before the client connected were waiting for it: not latency.
+        lags = [(arrived - at) * 1000 for at, arrived in produced if at >= opened]
         return total, lags
 
 
@@ -190,9 +199,12 @@ def main() -> None:
         publish = publish_floor(stack, args.runs)
         totals, lags = [], []
         for i in range(args.runs):
-            total, lag = client.run_once(design_id, f"hello {i}")
-            totals.append(total)
-            lags += lag
+            totals.append(client.run_once(design_id, f"hello {i}")[0])
+        # A long reply streams for a while, so most of its events (deltas word by
+        # word, then the completions) are produced while the client listens.
+        long_text = " ".join(f"word{i}" for i in range(LONG_REPLY_WORDS))
+        for _ in range(LATENCY_RUNS):
+            lags += client.run_once(design_id, long_text)[1]
         rate = throughput(stack, token, design_id, args.throughput_runs, 8)
     finally:
         stack.stop()

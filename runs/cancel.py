@@ -29,7 +29,7 @@ def do_cancel_run(user: User, run: Run) -> Run:
 def _emit_cancelled(client: redis.Redis, run_id: str) -> None:
     event = {"seq": 0, "type": "run.cancelled",
              "at": now_iso(),
-             "reason": "cancelled before the runner started it"}
+             "reason": "cancelled", "usage": {"tokens": 0}}
     encoded = protocol.encode_event(event)
     pipe = client.pipeline(transaction=False)
     pipe.xadd(protocol.run_stream(run_id), {"e": encoded}, maxlen=protocol.STREAM_MAXLEN,

@@ -74,4 +74,7 @@ def build_payload(run: Run, graph: dict[str, Any], history: list[dict[str, Any]]
 
 def send_run(celery_app: Celery, payload: dict[str, Any]) -> None:
     signature = protocol.sign(payload, settings.KIONGA_AGENT_DESIGNER_RUNNER_TOKEN)
-    celery_app.send_task(protocol.TASK_NAME, args=[payload, signature], queue=protocol.QUEUE)
+    # A short argsrepr: Celery would otherwise build a repr of the whole graph for
+    # every message header (and show the credential to anyone reading the broker).
+    celery_app.send_task(protocol.TASK_NAME, args=[payload, signature], queue=protocol.QUEUE,
+                         argsrepr=f"(run {payload['run_id']})", kwargsrepr="{}")

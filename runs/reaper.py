@@ -54,6 +54,7 @@ def _reap_one(client: redis.Redis, run_id: str) -> int:
             "error": {"code": "runner_lost",
                       "message": "The runner stopped while the run was active."},
             "reason": "runner_lost",
+            "usage": {"tokens": 0},
         }
         RunEvent.objects.create(run=run, seq=event["seq"], type=event["type"], data=event)
         run.save(update_fields=apply_event(run, event))

@@ -6,6 +6,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import AnonymousUser, User
+from django.db import connection
 from django.http import HttpRequest, HttpResponseBase, StreamingHttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.decorators import api_view
@@ -20,6 +21,7 @@ from kionga.tokens import find_user_by_token
 from runs import idempotency, read
 from runs import openapi as doc
 from runs.cancel import do_cancel_run
+from runs.models import Run
 from runs.sse import run_event_stream
 from runs.start import check_start_request, do_start_run
 
@@ -77,8 +79,7 @@ async def events(request: HttpRequest, design_id: str, run_id: str) -> HttpRespo
     if "text/event-stream" not in request.headers.get("Accept", ""):
         return await sync_to_async(events_page)(request, design_id, run_id)
     try:
-        user = await _authenticate(request)
-        found = await sync_to_async(read.check_run_access)(user, design_id, run_id)
+        found = await sync_to_async(_check_stream_access)(request, design_id, run_id)
     except APIError as exc:
         return error_response(exc.status_code, exc.code, exc.message, exc.details)
     last = request.headers.get("Last-Event-ID") or request.GET.get("after")
@@ -94,14 +95,22 @@ events.cls = events_page.cls  # type: ignore[attr-defined]
 events.initkwargs = events_page.initkwargs  # type: ignore[attr-defined]
 
 
-async def _authenticate(request: HttpRequest) -> User:
+def _check_stream_access(request: HttpRequest, design_id: str, run_id: str) -> Run:
+    try:
+        return read.check_run_access(_authenticate(request), design_id, run_id)
+    finally:
+        # The stream may last minutes: give the connection back to the pool now.
+        connection.close()
+
+
+def _authenticate(request: HttpRequest) -> User:
     header = request.headers.get("Authorization", "")
     if header.lower().startswith("bearer "):
-        user = await sync_to_async(find_user_by_token)(header[7:].strip())
+        user = find_user_by_token(header[7:].strip())
         if user is None:
             raise APIError(401, "invalid_token", "The token is unknown or revoked.")
         return user
-    session_user: Any = await request.auser()
+    session_user: Any = request.user
     if isinstance(session_user, AnonymousUser) or not session_user.is_authenticated:
         raise APIError(401, "not_authenticated", "Authentication credentials were not provided.")
     return session_user

@@ -5,6 +5,7 @@ from typing import Any
 import pytest
 import redis
 
+from contracts.schemas import schema_errors
 from runner import protocol
 from runs import ingest
 from runs.models import Run
@@ -34,6 +35,7 @@ def test_it_ends_a_queued_run_at_once(api: Api, alice: Any, acme: Any, runner_co
     data = client.get(f"{start_url(design)}/{run_id}").json()
     assert data["status"] == "cancelled"
     assert [e["type"] for e in data["events"]] == ["run.cancelled"]
+    assert schema_errors("run-event.v1", data["events"][0]) == []
     api.assert_error(client.post(f"{start_url(design)}/{run_id}/cancel"), 409, "run_not_active")
 
 

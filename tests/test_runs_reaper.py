@@ -7,6 +7,7 @@ import pytest
 import redis
 from django.utils import timezone
 
+from contracts.schemas import schema_errors
 from runner import protocol
 from runs import reaper
 from runs.credentials import find_active_run, issue_credential
@@ -36,6 +37,7 @@ def test_it_ends_a_run_whose_lease_expired(alice: Any, acme: Any, rds: redis.Red
         "code": "runner_lost", "message": "The runner stopped while the run was active."}
     last = RunEvent.objects.filter(run=run).order_by("-seq").first()
     assert last is not None and (last.seq, last.data["reason"]) == (1, "runner_lost")
+    assert schema_errors("run-event.v1", last.data) == []
     assert find_active_run(credential) is None
     assert rds.get(protocol.claim_key(str(run.pk))) == b"reaped"
     assert reaper.reap(rds, lost) == 0  # only once

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from contracts.schemas import schema_errors
 from tests.e2e.conftest import Http
 
 FINAL = ("completed", "failed", "cancelled")
@@ -28,6 +29,11 @@ def approval_graph() -> dict[str, Any]:
         ],
         "settings": {"timeout_seconds": 300},
     }
+
+
+def schema_problems(events: list[dict[str, Any]]) -> list[str]:
+    """Every stored event must follow run-event.v1, whoever wrote it (runner or gateway)."""
+    return [p for e in events for p in schema_errors("run-event.v1", e)]
 
 
 def wait_stored(http: Http, design_id: str, run_id: str, timeout: float = 20.0

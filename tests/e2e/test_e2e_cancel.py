@@ -8,7 +8,7 @@ from approvals.models import ApprovalRequest
 from runs.models import RunCredential
 from tests.conftest import Api
 from tests.e2e.conftest import Http
-from tests.e2e.helpers import approval_graph, wait_stored
+from tests.e2e.helpers import approval_graph, schema_problems, wait_stored
 from tests.stack import Stack
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -32,3 +32,4 @@ def test_it_cancels_a_waiting_run(stack: Stack, api: Api, alice: Any, acme: Any)
     assert run["status"] == "cancelled" and run["events"][-1]["type"] == "run.cancelled"
     assert ApprovalRequest.objects.get(run_id=run_id).status == "cancelled"
     assert RunCredential.objects.get(run_id=run_id).revoked_at is not None
+    assert schema_problems(run["events"]) == []

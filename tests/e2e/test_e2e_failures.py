@@ -7,7 +7,7 @@ import pytest
 from runs.models import RunCredential, RunEvent
 from tests.conftest import Api
 from tests.e2e.conftest import Http
-from tests.e2e.helpers import approval_graph, wait_for, wait_stored
+from tests.e2e.helpers import approval_graph, schema_problems, wait_for, wait_stored
 from tests.stack import Stack
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -28,6 +28,7 @@ def test_it_ends_a_run_whose_runner_was_killed(stack: Stack, api: Api, alice: An
     assert run["events"][-1]["reason"] == "runner_lost"
     assert [e["seq"] for e in run["events"]] == list(range(len(run["events"])))
     assert RunCredential.objects.get(run_id=run_id).revoked_at is not None
+    assert schema_problems(run["events"]) == []
 
 
 def test_it_loses_no_stored_event_when_redis_restarts(stack: Stack, api: Api, alice: Any,

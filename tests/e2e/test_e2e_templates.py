@@ -7,7 +7,7 @@ import pytest
 from designs.starter_templates import TEMPLATES
 from tests.conftest import Api
 from tests.e2e.conftest import Http
-from tests.e2e.helpers import wait_stored
+from tests.e2e.helpers import schema_problems, wait_stored
 from tests.stack import Stack
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -38,3 +38,4 @@ def test_it_runs_each_template(stack: Stack, api: Api, alice: Any, acme: Any,
     assert run["status"] == "completed" and run["output"] == stored[-1]["output"]
     assert run["events"] == stored  # stored exactly once, in order, same as streamed
     assert all(e["type"] != "node.delta" for e in run["events"])
+    assert schema_problems(run["events"]) == []
