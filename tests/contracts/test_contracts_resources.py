@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from contracts_kit import chain, check, errors, node, only
 
@@ -21,7 +23,7 @@ class Recorder:
         return (kind, resource_id) in self.existing
 
 
-def every_resource_node() -> dict[str, object]:
+def every_resource_node() -> dict[str, Any]:
     return chain(
         node("llm", "model", model="m-1"),
         node("tool", "tool", tool="lookup"),
