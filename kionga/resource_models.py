@@ -95,7 +95,7 @@ class Dataset(ProjectResource):
 
 
 class DatasetObject(models.Model):
-    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="objects")
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="entries")
     key = models.CharField(max_length=300)
     value = models.JSONField()
 
