@@ -182,8 +182,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--throughput-runs", type=int, default=400)
+    parser.add_argument("--gateway-workers", type=int, default=2)
     args = parser.parse_args()
-    stack = Stack(database_url=f"{PG}/{DB_NAME}", log_dir=ROOT / "var" / "bench-logs")
+    stack = Stack(database_url=f"{PG}/{DB_NAME}", log_dir=ROOT / "var" / "bench-logs",
+                  gateway_workers=args.gateway_workers)
     env = {**os.environ, **stack.env()}
     fresh_database(env)
     project_id, token = bootstrap(env)

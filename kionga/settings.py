@@ -149,7 +149,6 @@ SPECTACULAR_SETTINGS = {
 
 # Celery: Redis is both broker and result backend; JSON only (no pickle).
 CELERY_BROKER_URL = REDIS_URL
-CELERY_RESULT_BACKEND = REDIS_URL
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"

@@ -61,8 +61,14 @@ def _pooled(fn: Callable[P, T]) -> Callable[P, Awaitable[T]]:
     return sync_to_async(call, thread_sensitive=False)
 
 
+def _initial(run_id: str, after: int) -> tuple[bool, list[dict[str, Any]]]:
+    # Final first: a run final by now has all its events stored already.
+    return _is_final(run_id), _stored_after(run_id, after)
+
+
 stored_after = _pooled(_stored_after)
 is_final = _pooled(_is_final)
+initial = _pooled(_initial)
 
 
 class _Cursor:
@@ -88,9 +94,8 @@ class _Cursor:
 async def run_event_stream(run_id: str, last_seq: int) -> AsyncIterator[bytes]:
     cursor = _Cursor(last_seq)
     yield b"retry: 2000\n\n"
-    # Read before the stored events: a run final by now has all of them stored.
-    final = await is_final(run_id)
-    for event in await stored_after(run_id, cursor.last_seq):
+    final, stored = await initial(run_id, cursor.last_seq)
+    for event in stored:
         if (out := cursor.take(event)) is not None:
             yield out
     if cursor.done or final:

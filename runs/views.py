@@ -97,7 +97,7 @@ events.initkwargs = events_page.initkwargs  # type: ignore[attr-defined]
 
 def _check_stream_access(request: HttpRequest, design_id: str, run_id: str) -> Run:
     try:
-        return read.check_run_access(_authenticate(request), design_id, run_id)
+        return read.check_run_readable(_authenticate(request), design_id, run_id)
     finally:
         # The stream may last minutes: give the connection back to the pool now.
         connection.close()

@@ -36,6 +36,7 @@ def free_port() -> int:
 class Stack:
     database_url: str
     max_runs: int = 8
+    gateway_workers: int = 1
     log_dir: Path = field(default_factory=lambda: ROOT / "var" / "e2e-logs")
     gateway_port: int = field(default_factory=free_port)
     internal_port: int = field(default_factory=free_port)
@@ -72,7 +73,8 @@ class Stack:
         uvicorn = [str(VENV_BIN / "uvicorn"), "--lifespan", "off", "--host", "127.0.0.1",
                    "--no-access-log"]
         return {
-            "gateway": [*uvicorn, "--port", str(self.gateway_port), "kionga.asgi:application"],
+            "gateway": [*uvicorn, "--port", str(self.gateway_port), "--workers",
+                        str(self.gateway_workers), "kionga.asgi:application"],
             "internal": [*uvicorn, "--port", str(self.internal_port),
                          "kionga.internal_asgi:application"],
             "events": [sys.executable, "manage.py", "run_events"],

@@ -2,6 +2,7 @@
 
 from typing import Any
 
+import httpx
 import pytest
 
 from approvals.actions import do_decide
@@ -76,3 +77,18 @@ def test_it_delivers_a_burst_once_and_in_order_across_reconnects(stack: Stack, a
         assert [e["seq"] for e in received] == list(range(len(received)))
         assert len(received) > 200  # run.started, 100 × (started, completed), the end
         assert wait_stored(http, design_id, run_id)["events"] == received
+
+
+def test_it_guards_the_stream(stack: Stack, api: Api, alice: Any, mallory: Any,
+                              acme: Any) -> None:
+    http = Http(stack, api.token_for(alice))
+    design_id = http.create_design(acme.pk, TEMPLATES[0]["graph"])
+    run_id = http.start(design_id, input="x").json()["id"]
+    url = f"/api/v1/agent-designs/{design_id}/runs/{run_id}/events"
+    sse = {"Accept": "text/event-stream"}
+    other = Http(stack, api.token_for(mallory)).client.get(url, headers=sse)
+    assert other.status_code == 404 and other.json()["error"]["code"] == "not_found"
+    anonymous = httpx.get(f"{stack.base_url}{url}", headers=sse)
+    assert anonymous.status_code == 401
+    bad = httpx.get(f"{stack.base_url}{url}", headers={**sse, "Authorization": "Bearer nope"})
+    assert bad.status_code == 401 and bad.json()["error"]["code"] == "invalid_token"
