@@ -1,0 +1,10 @@
+"""Public approval routes, included under /api/v1/."""
+
+from django.urls import path
+
+from approvals import views
+
+urlpatterns = [
+    path("agent-approvals/<str:approval_id>", views.approval, name="approval"),
+    path("agent-approvals/<str:approval_id>/decision", views.decision, name="approval-decision"),
+]
