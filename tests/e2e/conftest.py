@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -29,6 +30,24 @@ def stack(django_db_setup: Any, django_db_blocker: Any) -> Iterator[Stack]:
 
 
 Frame = tuple[str, dict[str, Any]]
+
+
+@pytest.fixture(autouse=True)
+def settled_runs(transactional_db: None, stack: Stack) -> Iterator[None]:
+    """After each test, end the runs it left active and wait until they are stored as
+    ended, so the database flush never races the stack's processes."""
+    yield
+    from kionga.tokens import issue_token
+    from runs.models import ACTIVE_STATUSES, Run
+
+    deadline = time.monotonic() + 30
+    for run in Run.objects.filter(status__in=ACTIVE_STATUSES).select_related("created_by"):
+        if run.created_by is not None:  # through the stack's API: it owns the Redis
+            http = Http(stack, issue_token(run.created_by, "settle"))
+            http.client.post(f"/api/v1/agent-designs/{run.design_id}/runs/{run.pk}/cancel")
+    while Run.objects.filter(status__in=ACTIVE_STATUSES).exists():
+        assert time.monotonic() < deadline, "runs did not settle"
+        time.sleep(0.05)
 
 
 class Http:
