@@ -21,6 +21,7 @@ SETTINGS: Final = {"max_steps": 50, "timeout_seconds": 60, "max_tokens": 50000}
 TEMPLATES: Final[list[dict[str, Any]]] = [
     {
         "id": "assistant",
+        "example_input": "What are your opening hours?",
         "name": "Assistant",
         "description": "A prompt and a model: the smallest useful agent.",
         "graph": {
@@ -41,6 +42,7 @@ TEMPLATES: Final[list[dict[str, Any]]] = [
     },
     {
         "id": "support-triage",
+        "example_input": "I want a refund please",
         "name": "Support triage",
         "description": "Refund questions get their own prompt; everything else a general one.",
         "graph": {
@@ -70,6 +72,7 @@ TEMPLATES: Final[list[dict[str, Any]]] = [
     },
     {
         "id": "topic-router",
+        "example_input": "hello there",
         "name": "Topic router",
         "description": "Routes billing, bug reports and greetings to their own answers.",
         "graph": {
@@ -107,6 +110,7 @@ TEMPLATES: Final[list[dict[str, Any]]] = [
     },
     {
         "id": "chat-with-memory",
+        "example_input": "Remember me?",
         "name": "Chat with memory",
         "description": "Keeps the last six turns of the conversation for the model.",
         "graph": {
@@ -126,6 +130,7 @@ TEMPLATES: Final[list[dict[str, Any]]] = [
     },
     {
         "id": "extract-field",
+        "example_input": "{\"customer\": {\"name\": \"Ada\"}}",
         "name": "Extract a field",
         "description": "Reads a JSON message and answers about one field of it.",
         "graph": {

@@ -4,7 +4,6 @@ presents one, and a tiny upstream HTTP server on loopback (stdlib only)."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,6 +16,7 @@ from kionga.models import Project
 from runs.credentials import issue_credential
 from runs.models import Run
 from tests.conftest import CheckedClient
+from tests.loopback import serving
 
 INTERNAL_URLS = "kionga.internal_urls"
 BASE = "/api/v1/"
@@ -78,16 +78,8 @@ def upstream(route: Route) -> Iterator[tuple[str, list[dict[str, Any]]]]:
         def log_message(self, format: str, *args: Any) -> None:
             pass  # the suite fails tests that print
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", seen
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with serving(Handler) as url:
+        yield url, seen
 
 
 def closed_port_url() -> str:

@@ -11,19 +11,12 @@ from runner.inmemory_resources import InMemoryResources
 from runner.request import RunRequest
 from tests.conftest import Api
 
-INPUTS = {
-    "assistant": "What are your opening hours?",
-    "support-triage": "I want a refund please",
-    "topic-router": "hello there",
-    "chat-with-memory": "Remember me?",
-    "extract-field": '{"customer": {"name": "Ada"}}',
-}
-
 
 def test_it_lists_at_least_four_templates(api: Api, bob: object) -> None:
     body = api.client_for(bob).get("/api/v1/agent-designs/templates").json()  # type: ignore[arg-type]
     assert len(body["templates"]) >= 4
-    assert all({"id", "name", "description", "graph"} <= set(t) for t in body["templates"])
+    assert all({"id", "name", "description", "example_input", "graph"} <= set(t)
+               for t in body["templates"])
 
 
 @pytest.mark.parametrize("template", TEMPLATES, ids=lambda t: t["id"])
@@ -39,7 +32,7 @@ def test_it_validates_each_template(api: Api, alice: Any, acme: Any, template: A
 @pytest.mark.parametrize("template", TEMPLATES, ids=lambda t: t["id"])
 def test_it_runs_each_template_with_the_mock_model(template: Any) -> None:
     events: list[dict[str, Any]] = []
-    request = RunRequest(graph=normalize(template["graph"]).graph, input=INPUTS[template["id"]])
+    request = RunRequest(graph=normalize(template["graph"]).graph, input=template["example_input"])
     result = run_graph_sync(request, resources=InMemoryResources(), emit=events.append)
     assert result.status == "completed", result.error
     assert result.output is not None and result.output.startswith("mock: ")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from contracts.fixtures.builders import edge
 from contracts.issues import Issue
 from contracts.validate import Report, ResourceCheck, validate_graph
 
@@ -18,15 +19,6 @@ def node(node_id: str, kind: str, **config: Any) -> Doc:
     doc: Doc = {"id": node_id, "kind": kind}
     if config:
         doc["config"] = config
-    return doc
-
-
-def edge(src: str, dst: str, from_port: str | None = None, to_port: str | None = None) -> Doc:
-    doc: Doc = {"from": src, "to": dst}
-    if from_port is not None:
-        doc["from_port"] = from_port
-    if to_port is not None:
-        doc["to_port"] = to_port
     return doc
 
 

@@ -12,13 +12,6 @@ from tests.stack import Stack
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-INPUTS = {
-    "assistant": "What are your opening hours?",
-    "support-triage": "I want a refund please",
-    "topic-router": "hello there",
-    "chat-with-memory": "Remember me?",
-    "extract-field": '{"customer": {"name": "Ada"}}',
-}
 
 
 @pytest.mark.parametrize("template", TEMPLATES, ids=lambda t: t["id"])
@@ -26,7 +19,7 @@ def test_it_runs_each_template(stack: Stack, api: Api, alice: Any, acme: Any,
                                template: Any) -> None:
     http = Http(stack, api.token_for(alice))
     design_id = http.create_design(acme.pk, template["graph"], template["name"])
-    started = http.start(design_id, input=INPUTS[template["id"]])
+    started = http.start(design_id, input=template["example_input"])
     assert started.status_code == 201, started.text
     run_id = started.json()["id"]
     frames = http.sse(design_id, run_id)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.loopback import serving
 
 # handler(method, path, headers, body) -> (status, headers, chunks)
 Route = Callable[[str, str, dict[str, str], Any], tuple[int, dict[str, str], Iterator[bytes]]]
@@ -44,16 +45,8 @@ def serve(route: Route) -> Iterator[tuple[str, list[dict[str, Any]]]]:
         def log_message(self, format: str, *args: Any) -> None:
             pass  # keep the test output clean
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", seen
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with serving(Handler) as url:
+        yield url, seen
 
 
 def json_answer(status: int, body: Any) -> tuple[int, dict[str, str], Iterator[bytes]]:

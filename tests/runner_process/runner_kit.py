@@ -11,14 +11,13 @@ import shutil
 import signal
 import socket
 import subprocess
-import threading
 import time
 import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -29,6 +28,7 @@ from celery import Celery
 
 from contracts.normalize import normalize
 from runner import protocol
+from tests.loopback import serving
 
 ROOT = Path(__file__).resolve().parents[2]
 CELERY = str(ROOT / ".venv/bin/celery")
@@ -247,15 +247,8 @@ def slow_gateway(delay: float) -> Iterator[tuple[str, list[str]]]:
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/api/v1", seen
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Handler) as url:
+        yield f"{url}/api/v1", seen
 
 
 def wait_for(check: Callable[[], bool], seconds: float, step: float = 0.05) -> bool:
