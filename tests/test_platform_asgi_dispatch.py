@@ -1,0 +1,14 @@
+"""The public ASGI app sends event streams to Django's ASGI handler, the rest to WSGI."""
+
+from kionga.asgi import wants_stream
+
+SSE = [(b"accept", b"text/event-stream")]
+
+
+def test_it_streams_only_event_routes_that_ask_for_sse() -> None:
+    events = "/api/v1/agent-designs/d/runs/r/events"
+    assert wants_stream({"type": "http", "path": events, "headers": SSE})
+    assert not wants_stream({"type": "http", "path": events,
+                             "headers": [(b"accept", b"application/json")]})
+    assert not wants_stream({"type": "http", "path": "/api/v1/me", "headers": SSE})
+    assert not wants_stream({"type": "lifespan", "path": events, "headers": SSE})
