@@ -61,14 +61,18 @@ def _pooled(fn: Callable[P, T]) -> Callable[P, Awaitable[T]]:
     return sync_to_async(call, thread_sensitive=False)
 
 
-def _initial(run_id: str, after: int) -> tuple[bool, list[dict[str, Any]]]:
+Opening = tuple[bool, list[dict[str, Any]]]
+
+
+def opening(run_id: str, after: int) -> Opening:
+    """Whether the run has ended, and its stored events after `after` (sync; the view
+    calls it in the same thread hop as its access check)."""
     # Final first: a run final by now has all its events stored already.
     return _is_final(run_id), _stored_after(run_id, after)
 
 
 stored_after = _pooled(_stored_after)
 is_final = _pooled(_is_final)
-initial = _pooled(_initial)
 
 
 class _Cursor:
@@ -91,10 +95,11 @@ class _Cursor:
         return frame(event)
 
 
-async def run_event_stream(run_id: str, last_seq: int) -> AsyncIterator[bytes]:
+async def run_event_stream(run_id: str, last_seq: int, start: Opening) -> AsyncIterator[bytes]:
+    """The stream after `last_seq`, given `start` = opening(run_id, last_seq)."""
     cursor = _Cursor(last_seq)
     yield b"retry: 2000\n\n"
-    final, stored = await initial(run_id, cursor.last_seq)
+    final, stored = start
     for event in stored:
         if (out := cursor.take(event)) is not None:
             yield out

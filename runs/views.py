@@ -22,7 +22,7 @@ from runs import idempotency, read
 from runs import openapi as doc
 from runs.cancel import do_cancel_run
 from runs.models import Run
-from runs.sse import run_event_stream
+from runs.sse import Opening, opening, run_event_stream
 from runs.start import check_start_request, do_start_run
 
 IDEMPOTENCY = OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False)
@@ -78,12 +78,13 @@ async def events(request: HttpRequest, design_id: str, run_id: str) -> HttpRespo
     """JSON pages through DRF; `Accept: text/event-stream` streams without holding a thread."""
     if "text/event-stream" not in request.headers.get("Accept", ""):
         return await sync_to_async(events_page)(request, design_id, run_id)
+    last = read.parse_after(request.headers.get("Last-Event-ID") or request.GET.get("after"),
+                            strict=False)
     try:
-        found = await sync_to_async(_check_stream_access)(request, design_id, run_id)
+        found, start = await sync_to_async(_open_stream)(request, design_id, run_id, last)
     except APIError as exc:
         return error_response(exc.status_code, exc.code, exc.message, exc.details)
-    last = request.headers.get("Last-Event-ID") or request.GET.get("after")
-    stream = run_event_stream(str(found.pk), read.parse_after(last, strict=False))
+    stream = run_event_stream(str(found.pk), last, start)
     response = StreamingHttpResponse(stream, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
@@ -95,9 +96,12 @@ events.cls = events_page.cls  # type: ignore[attr-defined]
 events.initkwargs = events_page.initkwargs  # type: ignore[attr-defined]
 
 
-def _check_stream_access(request: HttpRequest, design_id: str, run_id: str) -> Run:
+def _open_stream(request: HttpRequest, design_id: str, run_id: str,
+                 last: int) -> tuple[Run, Opening]:
+    """Access check and the stored events, in one thread hop and one pooled connection."""
     try:
-        return read.check_run_readable(_authenticate(request), design_id, run_id)
+        found = read.check_run_readable(_authenticate(request), design_id, run_id)
+        return found, opening(str(found.pk), last)
     finally:
         # The stream may last minutes: give the connection back to the pool now.
         connection.close()
