@@ -8,6 +8,7 @@ racing with expiry cannot both win).
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -104,9 +105,13 @@ def refresh_expiry(approval: ApprovalRequest) -> ApprovalRequest:
 
 def do_cancel_pending_approvals(run: Run) -> int:
     """The run was cancelled: its pending requests become cancelled. Returns how many."""
-    return ApprovalRequest.objects.filter(run=run, status=ApprovalRequest.Status.PENDING).update(
-        status=ApprovalRequest.Status.CANCELLED
-    )
+    return do_cancel_pending_approvals_of([run])
+
+
+def do_cancel_pending_approvals_of(runs: Sequence[Run]) -> int:
+    return ApprovalRequest.objects.filter(
+        run__in=runs, status=ApprovalRequest.Status.PENDING
+    ).update(status=ApprovalRequest.Status.CANCELLED)
 
 
 def do_decide(user: User, approval: ApprovalRequest, decision: str,

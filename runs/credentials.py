@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Sequence
 from datetime import timedelta
 
 from django.utils import timezone
@@ -38,7 +39,11 @@ def issue_credential(run: Run) -> str:
 
 def revoke_credential(run: Run) -> None:
     """Stop the run's credential from working (idempotent; keeps the first revocation time)."""
-    RunCredential.objects.filter(run=run, revoked_at__isnull=True).update(
+    revoke_credentials([run])
+
+
+def revoke_credentials(runs: Sequence[Run]) -> None:
+    RunCredential.objects.filter(run__in=runs, revoked_at__isnull=True).update(
         revoked_at=timezone.now()
     )
 

@@ -20,7 +20,7 @@ import redis
 from django.db import transaction
 
 from runner import protocol
-from runs.lifecycle import apply_event, do_finish_run
+from runs.lifecycle import apply_event, do_finish_runs
 from runs.models import FINAL_STATUSES, Run, RunEvent
 
 log = logging.getLogger(__name__)
@@ -44,13 +44,16 @@ def ensure_group(client: redis.Redis) -> None:
             raise
 
 
-def read_batch(client: redis.Redis, consumer: str, block_ms: int) -> list[Entry]:
-    """New entries for this consumer, or entries other consumers left behind."""
-    claimed_answer: Any = client.xautoclaim(protocol.INGEST_STREAM, protocol.INGEST_GROUP,
-                                           consumer, IDLE_CLAIM_MS, "0-0", count=BATCH)
-    claimed = claimed_answer[1]
-    if claimed:
-        return [e for e in claimed if e and e[1]]
+def read_batch(client: redis.Redis, consumer: str, block_ms: int,
+               reclaim: bool = True) -> list[Entry]:
+    """New entries for this consumer, or (with `reclaim`) entries other consumers left
+    behind: the loop asks for those only now and then, it costs a round trip."""
+    if reclaim:
+        claimed_answer: Any = client.xautoclaim(protocol.INGEST_STREAM, protocol.INGEST_GROUP,
+                                               consumer, IDLE_CLAIM_MS, "0-0", count=BATCH)
+        claimed = [e for e in claimed_answer[1] if e and e[1]]
+        if claimed:
+            return claimed
     answer: Any = client.xreadgroup(protocol.INGEST_GROUP, consumer, {protocol.INGEST_STREAM: ">"},
                                count=BATCH, block=block_ms)
     return [entry for _stream, entries in answer or [] for entry in entries]
@@ -79,8 +82,7 @@ def store_entries(entries: list[Entry]) -> int:
             if run.status in FINAL_STATUSES:
                 ended.append(run)
         RunEvent.objects.bulk_create(rows, ignore_conflicts=True)
-        for run in ended:
-            do_finish_run(run)
+        do_finish_runs(ended)
     return len(rows)
 
 
@@ -113,8 +115,9 @@ def _decode(fields: dict[bytes, bytes]) -> dict[str, Any] | None:
     return event
 
 
-def drain_once(client: redis.Redis, consumer: str, block_ms: int = 100) -> int:
-    entries = read_batch(client, consumer, block_ms)
+def drain_once(client: redis.Redis, consumer: str, block_ms: int = 100,
+               reclaim: bool = True) -> int:
+    entries = read_batch(client, consumer, block_ms, reclaim)
     if not entries:
         return 0
     store_entries(entries)

@@ -14,9 +14,9 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from approvals.actions import do_cancel_pending_approvals
-from kionga import audit
-from runs.credentials import revoke_credential
+from approvals.actions import do_cancel_pending_approvals_of
+from kionga.models import AuditEvent
+from runs.credentials import revoke_credentials
 from runs.dispatch import release_capacity
 from runs.models import FINAL_STATUSES, Run
 
@@ -58,16 +58,32 @@ def _finish(run: Run, status: str, event: dict[str, Any]) -> list[str]:
 
 
 def do_finish_run(run: Run) -> None:
-    """The end of a run, in the same transaction as its final status: nobody can see
-    the run ended while its credential or approvals still live."""
-    revoke_credential(run)
-    if run.status == "cancelled":
-        do_cancel_pending_approvals(run)
-    action = "run.cancelled" if run.status == "cancelled" else "run.finished"
-    audit.record(action, project=run.project, target_type="run", target_id=run.pk,
-                 details={"status": run.status, "error": run.error})
+    do_finish_runs([run])
+
+
+def do_finish_runs(runs: list[Run]) -> None:
+    """The end of runs, in the same transaction as their final status: nobody can see
+    a run ended while its credential or approvals still live. A few statements for
+    the whole batch, whatever its size (the ingester ends many runs at once)."""
+    if not runs:
+        return
+    revoke_credentials(runs)
+    cancelled = [run for run in runs if run.status == "cancelled"]
+    if cancelled:
+        do_cancel_pending_approvals_of(cancelled)
+    # One audit row per run, written together (kionga.audit.record writes one at a time).
+    AuditEvent.objects.bulk_create([
+        AuditEvent(project_id=run.project_id, action=_audit_action(run), target_type="run",
+                   target_id=str(run.pk), details={"status": run.status, "error": run.error})
+        for run in runs
+    ])
     # The runner frees its slot itself; this covers a runner that could not.
-    transaction.on_commit(lambda: release_capacity(str(run.pk)))
+    run_ids = [str(run.pk) for run in runs]
+    transaction.on_commit(lambda: release_capacity(*run_ids))
+
+
+def _audit_action(run: Run) -> str:
+    return "run.cancelled" if run.status == "cancelled" else "run.finished"
 
 
 def _at(event: dict[str, Any]) -> datetime:

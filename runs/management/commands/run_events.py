@@ -54,7 +54,7 @@ class Command(BaseCommand):
     def _loop_once(self, client: redis.Redis, consumer: str, next_reap: float,
                    every: float) -> float:
         if time.monotonic() < next_reap:
-            ingest.drain_once(client, consumer)
+            ingest.drain_once(client, consumer, reclaim=False)
             return next_reap
         # Lost leases first, then the events already sent, then reap what is still active.
         candidates = reaper.lost_candidates(client)
