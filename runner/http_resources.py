@@ -20,15 +20,27 @@ class HttpResources:
         # A trailing slash makes relative paths join under /api/v1/ instead of replacing it.
         self.base_url = base_url.rstrip("/") + "/"
         self._credential = run_credential
-        self._client = httpx.AsyncClient(
-            base_url=self.base_url,
-            headers={"Authorization": f"Bearer {run_credential}", "Accept": "application/json"},
-            timeout=timeout,
-            transport=transport,
-        )
+        self._timeout = timeout
+        self._transport = transport
+        # Made on the first call: most graphs call no resource, and a client costs
+        # about half a millisecond to build.
+        self._http: httpx.AsyncClient | None = None
+
+    @property
+    def _client(self) -> httpx.AsyncClient:
+        if self._http is None:
+            self._http = httpx.AsyncClient(
+                base_url=self.base_url,
+                headers={"Authorization": f"Bearer {self._credential}",
+                         "Accept": "application/json"},
+                timeout=self._timeout,
+                transport=self._transport,
+            )
+        return self._http
 
     async def aclose(self) -> None:
-        await self._client.aclose()
+        if self._http is not None:
+            await self._http.aclose()
 
     def secret_values(self) -> Sequence[str]:
         return [self._credential]
