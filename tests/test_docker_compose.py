@@ -8,206 +8,37 @@ is a function returning its problems; the real file must give none, and
 test_it_notices_each_lockdown_property_removed proves every check fails when its
 property is taken away. Every service starts its Procfile line unchanged.
 """
-
 from __future__ import annotations
 
-import ast
 import copy
-import importlib.metadata
 import re
-import shlex
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from django.conf import settings
-from packaging.markers import default_environment
-from packaging.requirements import Requirement
-from packaging.utils import canonicalize_name
 
-ROOT = Path(__file__).resolve().parent.parent
-DOCKER = ROOT / "docker"
-COMPOSE = DOCKER / "compose.yaml"
-PROCFILE = ROOT / "Procfile"
-GATEWAY_DOCKERFILE = DOCKER / "Dockerfile.gateway"
-RUNNER_DOCKERFILE = DOCKER / "Dockerfile.runner"
-RUNNER_REQUIREMENTS = DOCKER / "requirements-runner.txt"
-
-# Procfile process -> compose service (same names) and the image that runs it by default.
-PROCFILE_SERVICES = ["gateway", "internal", "events", "beat", "runner"]
-IMAGE_DEFAULTS = {GATEWAY_DOCKERFILE: "gateway", RUNNER_DOCKERFILE: "runner"}
-GATEWAY_PROCESSES = ["migrate", "gateway", "internal", "events", "beat"]
-
-# The runner's environment: Redis, its token, its port (and bind address), the
-# concurrency cap and the model settings (reference "Configuration", Where = runner).
-RUNNER_ENV_ALLOWED = {
-    "REDIS_URL",
-    "KIONGA_DESIGNER_RUNNER_TOKEN",
-    "KIONGA_DESIGNER_PORT",
-    "KIONGA_BIND_HOST",
-    "KIONGA_DESIGNER_MAX_RUNS",
-    "MLAIOPS_LLM_BACKEND",
-    "MLAIOPS_LLM_MODEL",
-    "MLAIOPS_LLM_BASE_URL",
-    "KIONGA_JUDGE_BACKEND",
-    "KIONGA_JUDGE_MODEL",
-}
-# Gateway-only secrets: none may reach the runner, not even inside another value.
-GATEWAY_SECRETS = ["DATABASE_URL", "POSTGRES_PASSWORD", "DJANGO_SECRET_KEY", "postgres://"]
-# What the runner image may copy from the build context.
-RUNNER_COPY_ALLOWED = {"runner", "contracts", "docker/requirements-runner.txt",
-                       "docker/healthcheck.py"}
-DJANGO_SIDE = {"kionga", "designs", "runs", "evaluations", "approvals", "manage.py", "."}
-SECRET_NAME = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|PRIVATE_KEY)", re.IGNORECASE)
-
-
-# ---------------------------------------------------------------------------
-# Parsing helpers
-
-
-def load_compose() -> dict[str, Any]:
-    data = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))
-    assert isinstance(data, dict)
-    return data
-
-
-def service(compose: dict[str, Any], name: str) -> dict[str, Any]:
-    found = compose["services"][name]
-    assert isinstance(found, dict)
-    return found
-
-
-def procfile() -> dict[str, str]:
-    processes: dict[str, str] = {}
-    for line in PROCFILE.read_text(encoding="utf-8").splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        name, _, command = line.partition(":")
-        processes[name.strip()] = command.strip()
-    return processes
-
-
-def unwrap_command(command: Any) -> str:
-    """The command line a compose `command` (or Dockerfile CMD) runs, as in the Procfile.
-
-    Exec form `["sh", "-c", "exec LINE"]` gives LINE; compose's `$$` escape (a literal
-    `$` left for the container's shell) is undone. Other lists are joined.
-    """
-    if isinstance(command, str):
-        argv = shlex.split(command)
-    else:
-        assert isinstance(command, list), command
-        argv = [str(part) for part in command]
-    if len(argv) == 3 and argv[0] in {"sh", "/bin/sh"} and argv[1] == "-c":
-        line = argv[2].strip()
-        line = line.removeprefix("exec ").strip()
-    else:
-        line = " ".join(argv)
-    return line.replace("$$", "$")
-
-
-def env_of(svc: dict[str, Any]) -> dict[str, str]:
-    raw = svc.get("environment") or {}
-    if isinstance(raw, list):
-        pairs = (item.partition("=") for item in raw)
-        return {key: value for key, _, value in pairs}
-    assert isinstance(raw, dict)
-    return {str(key): "" if value is None else str(value) for key, value in raw.items()}
-
-
-def networks_of(svc: dict[str, Any]) -> set[str]:
-    if svc.get("network_mode"):
-        return {f"network_mode:{svc['network_mode']}"}
-    raw = svc.get("networks")
-    if not raw:
-        return {"default"}  # compose puts a service without networks on `default`
-    return set(raw)
-
-
-def volume_entries(svc: dict[str, Any]) -> list[dict[str, Any]]:
-    """Volumes in long form: {type, source, target}."""
-    entries: list[dict[str, Any]] = []
-    for volume in svc.get("volumes") or []:
-        if isinstance(volume, dict):
-            entries.append(volume)
-            continue
-        parts = str(volume).split(":")
-        source, target = (parts[0], parts[1]) if len(parts) > 1 else ("", parts[0])
-        # Short syntax: a path (or variable) on the left is the host's; a name is a volume.
-        kind = "bind" if source.startswith(("/", ".", "~", "$")) else "volume"
-        entries.append({"type": kind, "source": source, "target": target})
-    return entries
-
-
-def memory_bytes(value: Any) -> int:
-    if isinstance(value, int):
-        return value
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([bkmg]?)b?\s*", str(value).lower())
-    assert match, f"unreadable memory size {value!r}"
-    scale = {"": 1, "b": 1, "k": 1024, "m": 1024**2, "g": 1024**3}[match.group(2)]
-    return int(float(match.group(1)) * scale)
-
-
-def limit(svc: dict[str, Any], key: str, deploy_key: str) -> Any:
-    limits = ((svc.get("deploy") or {}).get("resources") or {}).get("limits") or {}
-    return svc.get(key, limits.get(deploy_key))
-
-
-def dockerfile_instructions(path: Path) -> list[tuple[str, str]]:
-    """(INSTRUCTION, arguments) pairs, with continuation lines joined and comments dropped."""
-    instructions: list[tuple[str, str]] = []
-    pending = ""
-    for raw in path.read_text(encoding="utf-8").splitlines():
-        line = raw.strip()
-        if not pending and (not line or line.startswith("#")):
-            continue
-        if line.startswith("#"):
-            continue
-        if line.endswith("\\"):
-            pending += line[:-1] + " "
-            continue
-        line = pending + line
-        pending = ""
-        keyword, _, arguments = line.partition(" ")
-        instructions.append((keyword.upper(), arguments.strip()))
-    return instructions
-
-
-def final_stage(path: Path) -> list[tuple[str, str]]:
-    instructions = dockerfile_instructions(path)
-    starts = [index for index, (keyword, _) in enumerate(instructions) if keyword == "FROM"]
-    return instructions[starts[-1]:]
-
-
-def context_copies(instructions: list[tuple[str, str]]) -> list[str]:
-    """Sources of COPY/ADD instructions taken from the build context (not other stages)."""
-    sources: list[str] = []
-    for keyword, arguments in instructions:
-        if keyword not in {"COPY", "ADD"}:
-            continue
-        words = shlex.split(arguments)
-        if any(word.startswith("--from") for word in words):
-            continue
-        paths = [word for word in words if not word.startswith("--")]
-        sources.extend(source.rstrip("/").removeprefix("./") or "." for source in paths[:-1])
-    return sources
-
-
-def pins(path: Path) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for raw in path.read_text(encoding="utf-8").splitlines():
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        requirement = Requirement(line)
-        specifiers = list(requirement.specifier)
-        assert len(specifiers) == 1 and specifiers[0].operator == "==", f"not pinned: {line}"
-        found[canonicalize_name(requirement.name)] = specifiers[0].version
-    return found
-
+from tests.docker_kit import (
+    COMPOSE,
+    GATEWAY_PROCESSES,
+    GATEWAY_SECRETS,
+    IMAGE_DEFAULTS,
+    PROCFILE_SERVICES,
+    RUNNER_DOCKERFILE,
+    RUNNER_ENV_ALLOWED,
+    SECRET_NAME,
+    env_of,
+    final_stage,
+    limit,
+    load_compose,
+    memory_bytes,
+    networks_of,
+    procfile,
+    service,
+    unwrap_command,
+    volume_entries,
+)
 
 # ---------------------------------------------------------------------------
 # The runner's lockdown, one check per property
@@ -541,114 +372,3 @@ def test_it_keeps_postgres_inside_the_backend_network() -> None:
     assert networks["backend"].get("internal") is True
     assert not service(compose, "postgres").get("ports")
     assert not service(compose, "redis").get("ports")
-
-
-# ---------------------------------------------------------------------------
-# Images
-
-
-@pytest.mark.parametrize("dockerfile", [GATEWAY_DOCKERFILE, RUNNER_DOCKERFILE],
-                         ids=lambda path: path.name)
-def test_it_runs_each_image_as_a_non_root_user(dockerfile: Path) -> None:
-    users = [arguments for keyword, arguments in final_stage(dockerfile) if keyword == "USER"]
-    assert users, f"{dockerfile.name} has no USER"
-    uid = users[-1].split(":", 1)[0]
-    assert uid.isdigit() and int(uid) != 0, users[-1]
-
-
-@pytest.mark.parametrize("dockerfile", [GATEWAY_DOCKERFILE, RUNNER_DOCKERFILE],
-                         ids=lambda path: path.name)
-def test_it_builds_each_image_from_python_slim(dockerfile: Path) -> None:
-    bases = [arguments.split()[0] for keyword, arguments in dockerfile_instructions(dockerfile)
-             if keyword == "FROM"]
-    assert bases and all(base == "python:3.11-slim" for base in bases), bases
-
-
-@pytest.mark.parametrize("dockerfile", [GATEWAY_DOCKERFILE, RUNNER_DOCKERFILE],
-                         ids=lambda path: path.name)
-def test_it_bakes_no_secret_into_an_image(dockerfile: Path) -> None:
-    for keyword, arguments in dockerfile_instructions(dockerfile):
-        if keyword in {"ENV", "ARG", "LABEL"}:
-            assert not SECRET_NAME.search(arguments), f"{dockerfile.name}: {keyword} {arguments}"
-    assert not {".env", ".git"} & set(context_copies(dockerfile_instructions(dockerfile)))
-
-
-def test_it_keeps_django_out_of_the_runner_image() -> None:
-    sources = context_copies(dockerfile_instructions(RUNNER_DOCKERFILE))
-    assert set(sources) <= RUNNER_COPY_ALLOWED, sources
-    assert {"runner", "contracts"} <= set(sources)
-    assert not set(sources) & DJANGO_SIDE
-    assert "requirements.txt" not in sources
-    installed = set(pins(RUNNER_REQUIREMENTS))
-    forbidden = {"django", "djangorestframework", "psycopg", "psycopg-binary", "channels",
-                 "channels-redis", "django-eventstream", "dj-database-url"}
-    assert not installed & forbidden
-
-
-def test_it_pins_the_runner_requirements_like_requirements_txt() -> None:
-    gateway = pins(ROOT / "requirements.txt")
-    runner = pins(RUNNER_REQUIREMENTS)
-    assert runner, "empty docker/requirements-runner.txt"
-    for name, version in runner.items():
-        assert gateway.get(name) == version, f"{name}=={version} vs requirements.txt"
-
-
-def test_it_installs_everything_the_runner_imports() -> None:
-    # Every third-party module imported by runner/ or contracts/ must come from a
-    # distribution in docker/requirements-runner.txt or one of their dependencies.
-    needed = third_party_imports([ROOT / "runner", ROOT / "contracts"])
-    provided = dependency_closure(set(pins(RUNNER_REQUIREMENTS)))
-    by_module = importlib.metadata.packages_distributions()
-    missing = {module: by_module.get(module) for module in needed
-               if not {canonicalize_name(dist) for dist in by_module.get(module, [])} & provided}
-    assert missing == {}
-
-
-def test_it_copies_every_gateway_app_into_the_gateway_image() -> None:
-    sources = set(context_copies(dockerfile_instructions(GATEWAY_DOCKERFILE)))
-    local_apps = {app.split(".")[0] for app in settings.INSTALLED_APPS
-                  if (ROOT / app.split(".")[0]).is_dir()}
-    assert local_apps, settings.INSTALLED_APPS
-    assert local_apps | {"manage.py", "runner", "contracts", "requirements.txt"} <= sources
-    assert "." not in sources and "tests" not in sources
-
-
-def test_it_keeps_secrets_and_local_state_out_of_the_build_context() -> None:
-    ignored = {line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()
-               if line.strip() and not line.startswith("#")}
-    assert {".env", ".git", ".venv", "var"} <= ignored
-    kept = {"runner", "contracts", "kionga", "requirements.txt", "docker", "manage.py"}
-    assert not ignored & kept
-
-
-def third_party_imports(folders: list[Path]) -> set[str]:
-    roots: set[str] = set()
-    for folder in folders:
-        for file in folder.rglob("*.py"):
-            tree = ast.parse(file.read_text(encoding="utf-8"), filename=str(file))
-            for node in ast.walk(tree):
-                if isinstance(node, ast.Import):
-                    roots.update(alias.name.split(".")[0] for alias in node.names)
-                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                    roots.add(node.module.split(".")[0])
-    first_party = {folder.name for folder in folders}
-    return {root for root in roots
-            if root not in sys.stdlib_module_names and root not in first_party
-            and root != "__future__"}
-
-
-def dependency_closure(names: set[str]) -> set[str]:
-    environment = {key: str(value) for key, value in default_environment().items()}
-    seen: set[str] = set()
-    todo = [canonicalize_name(name) for name in names]
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        for line in importlib.metadata.requires(name) or []:
-            requirement = Requirement(line)
-            marker = requirement.marker
-            if marker is None or marker.evaluate({**environment, "extra": ""}):
-                todo.append(canonicalize_name(requirement.name))
-    return seen
