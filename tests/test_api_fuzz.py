@@ -1,17 +1,21 @@
-"""Fuzz the designs routes from our own OpenAPI document: no request may produce a 5xx."""
+"""Fuzz the API routes from our own OpenAPI document: no request may produce a 5xx."""
 
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from typing import Any
 from urllib.parse import urlencode
 
 import pytest
 import schemathesis
 from django.test import Client
+from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from approvals.models import ApprovalRequest
+from runs.models import Run
 from tests.designs_helpers import make_design
 from tests.openapi_check import openapi_document
 
@@ -21,14 +25,27 @@ OPERATIONS = [
     ("/api/v1/agent-designs", "POST"),
     ("/api/v1/agent-designs", "GET"),
     ("/api/v1/agent-designs/{design_id}", "PUT"),
+    ("/api/v1/agent-designs/{design_id}/runs", "POST"),
+    ("/api/v1/agent-designs/{design_id}/runs", "GET"),
+    ("/api/v1/agent-designs/{design_id}/runs/{run_id}", "GET"),
+    ("/api/v1/agent-designs/{design_id}/runs/{run_id}/events", "GET"),
+    ("/api/v1/agent-designs/{design_id}/runs/{run_id}/cancel", "POST"),
+    ("/api/v1/agent-approvals/{approval_id}/decision", "POST"),
 ]
 
 
 @pytest.mark.parametrize(("path", "method"), OPERATIONS)
-def test_it_never_answers_5xx(api: Any, alice: Any, acme: Any, path: str, method: str) -> None:
+def test_it_never_answers_5xx(api: Any, alice: Any, acme: Any, path: str, method: str,
+                              runner_configured: Any, rds: Any) -> None:
     schema = schemathesis.openapi.from_dict(openapi_document("kionga.urls"))
     operation = schema[path][method]
-    design_id = str(make_design(alice, acme).pk)
+    design = make_design(alice, acme)
+    design_id = str(design.pk)
+    run = Run.objects.create(project=acme, design=design, revision=1, content_sha256="x" * 64,
+                             created_by=alice)
+    approval = ApprovalRequest.objects.create(project=acme, run=run, node_id="gate",
+                                              expires_at=timezone.now() + timedelta(minutes=5))
+    real = {"design_id": design_id, "run_id": str(run.pk), "approval_id": str(approval.pk)}
     token = api.token_for(alice)
     client = Client()
 
@@ -37,8 +54,8 @@ def test_it_never_answers_5xx(api: Any, alice: Any, acme: Any, path: str, method
     @given(case=operation.as_strategy(), use_real_ids=st.booleans(), raw=st.booleans())
     def check(case: Any, use_real_ids: bool, raw: bool) -> None:
         params = dict(case.path_parameters or {})
-        if use_real_ids and "design_id" in params:
-            params["design_id"] = design_id
+        if use_real_ids:
+            params.update({k: v for k, v in real.items() if k in params})
         url = path.format(**params) if params else path
         if case.query:
             url += "?" + urlencode(case.query, doseq=True)
