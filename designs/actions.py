@@ -13,7 +13,7 @@ from contracts.issues import Issue
 from contracts.validate import Report, check_document_shape, validate_graph
 from designs.models import Design, DesignRevision
 from designs.resource_check import ProjectResources
-from kionga.access import AnyUser, check_project_access, projects_of
+from kionga.access import AnyUser, check_project_access, check_role, projects_of, role_in_project
 from kionga.errors import APIError, not_found
 from kionga.models import Project, Role
 
@@ -51,10 +51,10 @@ def check_design_access(user: AnyUser, design_id: str, min_role: str = Role.VIEW
         pk = uuid.UUID(str(design_id))
     except ValueError:
         raise not_found("Design not found.") from None
-    design = Design.objects.select_related("project").filter(pk=pk).first()
-    if design is None:
-        raise not_found("Design not found.")
-    check_project_access(user, design.project_id, min_role)
+    design = (Design.objects.select_related("project").filter(pk=pk)
+              .annotate(caller_role=role_in_project(user)).first())
+    check_role(design.caller_role if design else None, min_role, "Design not found.")
+    assert design is not None
     return design
 
 

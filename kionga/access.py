@@ -7,7 +7,7 @@ a 403 would confirm that another tenant's object exists.
 from __future__ import annotations
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 
 from kionga.errors import forbidden, not_found
 from kionga.models import Membership, Project, Role
@@ -42,14 +42,28 @@ def role_of(user: AnyUser, project_id: int) -> str | None:
 
 def check_project_access(user: AnyUser, project_id: object, min_role: str = Role.VIEWER) -> Project:
     """The project if user has at least min_role in it; 404 if not a member, 403 if too low."""
-    _check_role_name(min_role)
     membership = membership_of(user, parse_project_id(project_id))
-    if membership is None:
-        raise not_found("Project not found.")
-    role = membership.role
+    check_role(membership.role if membership else None, min_role, "Project not found.")
+    assert membership is not None
+    return membership.project
+
+
+def check_role(role: str | None, min_role: str, missing: str) -> None:
+    """404 (`missing`) for a non-member (role None), 403 for a role below min_role."""
+    _check_role_name(min_role)
+    if role is None:
+        raise not_found(missing)
     if ROLE_RANK[role] < ROLE_RANK[min_role]:
         raise forbidden(f"This needs the {min_role} role in the project; you are {role}.")
-    return membership.project
+
+
+def role_in_project(user: AnyUser, project_field: str = "project_id") -> Subquery:
+    """Annotation: the caller's role in the row's project (None when not a member), so a
+    view can load an object and authorize it in one query."""
+    # No account has pk 0: an anonymous caller is a member of nothing.
+    user_id: int = user.pk if user.is_authenticated else 0
+    return Subquery(Membership.objects.filter(
+        project_id=OuterRef(project_field), user_id=user_id).values("role")[:1])
 
 
 def projects_of(user: AnyUser, min_role: str = Role.VIEWER) -> QuerySet[Project]:

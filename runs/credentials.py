@@ -27,12 +27,15 @@ def hash_credential(raw: str) -> str:
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
 
-def issue_credential(run: Run) -> str:
-    """Create the run's credential and return the raw value; it is never retrievable again."""
+def issue_credential(run: Run, *, fresh: bool = False) -> str:
+    """Create the run's credential and return the raw value; it is never retrievable again.
+
+    A re-dispatched run gets a new value and the old one stops working; `fresh` says
+    the run was just created, so there is none to replace (one statement less).
+    """
     raw = CREDENTIAL_PREFIX + secrets.token_urlsafe(32)
-    # A re-dispatched run gets a fresh value; the old one stops working. (Delete and
-    # insert: two statements, where update_or_create needs a savepoint and four.)
-    RunCredential.objects.filter(run=run).delete()
+    if not fresh:
+        RunCredential.objects.filter(run=run).delete()
     RunCredential.objects.create(run=run, token_hash=hash_credential(raw))
     return raw
 

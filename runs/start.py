@@ -127,7 +127,7 @@ def do_start_run(user: User, design: Design, request: StartRequest) -> Run:
                 allow_side_effects=request.allow_side_effects,
                 stop_after=request.stop_after or "", created_by=user,
             )
-            credential = issue_credential(run)
+            credential = issue_credential(run, fresh=True)
             audit.record("run.started", project=design.project, actor=user, target_type="run",
                          target_id=run.pk, details={"design_id": str(design.pk),
                                                     "revision": number})
