@@ -64,11 +64,11 @@ def _pooled(fn: Callable[P, T]) -> Callable[P, Awaitable[T]]:
 Opening = tuple[bool, list[dict[str, Any]]]
 
 
-def opening(run_id: str, after: int) -> Opening:
-    """Whether the run has ended, and its stored events after `after` (sync; the view
-    calls it in the same thread hop as its access check)."""
-    # Final first: a run final by now has all its events stored already.
-    return _is_final(run_id), _stored_after(run_id, after)
+def opening(run: Run, after: int) -> Opening:
+    """Whether the run had ended when `run` was read, and its stored events after
+    `after` (sync; the view calls it in the same thread hop as its access check).
+    The row is read first: a run final by then has all its events stored."""
+    return run.status in FINAL_STATUSES, _stored_after(str(run.pk), after)
 
 
 stored_after = _pooled(_stored_after)

@@ -101,7 +101,7 @@ def _open_stream(request: HttpRequest, design_id: str, run_id: str,
     """Access check and the stored events, in one thread hop and one pooled connection."""
     try:
         found = read.check_run_readable(_authenticate(request), design_id, run_id)
-        return found, opening(str(found.pk), last)
+        return found, opening(found, last)
     finally:
         # The stream may last minutes: give the connection back to the pool now.
         connection.close()
