@@ -7,11 +7,16 @@ it, settings fall back to SQLite, which hides real-database behaviour
 
 from __future__ import annotations
 
+import logging
 import os
 from typing import Any
 
 import pytest
 from hypothesis import settings as hypothesis_settings
+
+# httpx logs one INFO line per request: that would drown the output (and fail the
+# suite's quiet-output check) in every test that talks HTTP.
+logging.getLogger("httpx").setLevel(logging.WARNING)
 
 # CI runs the property and fuzz tests on a fixed seed, so a red build is reproducible
 # (and never a coin toss); runs elsewhere explore new examples every time.

@@ -4,7 +4,6 @@ secret headers sent by the gateway, the upstream's status and body passed back."
 from __future__ import annotations
 
 import json
-import logging
 from typing import Any
 
 import pytest
@@ -27,9 +26,6 @@ pytestmark = pytest.mark.urls("kionga.internal_urls")
 SECRET = "conn-secret-0123456789abcdef"
 
 
-@pytest.fixture(autouse=True)
-def quiet_httpx(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.WARNING, logger="httpx")
 
 
 def connection(project: Project, url: str, methods: list[str] | None = None,

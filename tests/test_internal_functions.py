@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 from typing import Any
 
 import pytest
@@ -26,9 +25,6 @@ pytestmark = pytest.mark.urls("kionga.internal_urls")
 SECRET = "fn-secret-0123456789abcdef"
 
 
-@pytest.fixture(autouse=True)
-def quiet_httpx(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.WARNING, logger="httpx")
 
 
 def invoke(credential: str, name: str, value: object) -> Any:

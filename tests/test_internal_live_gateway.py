@@ -6,7 +6,6 @@ runner/resources.py agree, over real HTTP."""
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import socket
 import subprocess
@@ -45,9 +44,6 @@ from tests.internal_helpers import chat_answer, start_run, upstream
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture(autouse=True)
-def quiet_httpx(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.WARNING, logger="httpx")
 
 
 def free_port() -> int:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 from decimal import Decimal
 from typing import Any
 
@@ -29,9 +28,6 @@ SECRET = "sk-model-secret-0123456789abcdef"
 MESSAGES = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi there"}]
 
 
-@pytest.fixture(autouse=True)
-def quiet_httpx(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.WARNING, logger="httpx")
 
 
 def assert_logged_without_secret(caplog: pytest.LogCaptureFixture) -> None:

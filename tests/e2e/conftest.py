@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -12,9 +11,6 @@ import httpx
 import pytest
 
 from tests.stack import Stack
-
-# One INFO line per request would drown the output (and fail the quiet-output check).
-logging.getLogger("httpx").setLevel(logging.WARNING)
 
 
 @pytest.fixture(scope="session")

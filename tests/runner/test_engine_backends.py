@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -17,12 +16,6 @@ from runner.backends import make_backend
 from runner.backends.mock import MockBackend
 from runner.backends.openai import OpenAIBackend
 from runner.request import LLMConfig
-
-
-@pytest.fixture(autouse=True)
-def quiet_httpx(caplog: pytest.LogCaptureFixture) -> None:
-    # httpx logs every request at INFO; the suite fails tests that print.
-    caplog.set_level(logging.WARNING, logger="httpx")
 
 
 def test_it_replies_like_the_documented_mock() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
@@ -17,9 +16,6 @@ from runner.resources import ResourceClient, ResourceError
 CREDENTIAL = "run-credential-abcdef0123456789"
 
 
-@pytest.fixture(autouse=True)
-def quiet_httpx(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.WARNING, logger="httpx")
 
 
 def gateway(method: str, path: str, headers: dict[str, str], body: Any
