@@ -19,7 +19,7 @@ from django.utils import timezone
 from approvals.models import ApprovalRequest
 from kionga import audit
 from kionga.access import check_project_access
-from kionga.errors import APIError
+from kionga.errors import APIError, check_json_object
 from kionga.models import Role
 from runs.models import Run
 
@@ -44,8 +44,7 @@ def invalid(message: str) -> APIError:
 
 def check_new_approval(body: Any) -> NewApproval:
     """The create body of POST agent-approvals, or 400."""
-    if not isinstance(body, dict):
-        raise invalid("The body must be a JSON object.")
+    body = check_json_object(body)
     node_id = _text(body, "node_id", MAX_NODE_ID, required=True)
     message = _text(body, "message", MAX_TEXT, required=True)
     preview = _text(body, "preview", MAX_TEXT, required=False)

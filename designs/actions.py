@@ -58,12 +58,6 @@ def check_design_access(user: AnyUser, design_id: str, min_role: str = Role.VIEW
     return design
 
 
-def check_body_object(body: Any) -> dict[str, Any]:
-    if not isinstance(body, dict):
-        raise APIError(400, "invalid_request", "The body must be a JSON object.")
-    return body
-
-
 def check_text_field(body: dict[str, Any], name: str, *, required: bool, limit: int) -> str | None:
     value = body.get(name)
     if value is None and not required:

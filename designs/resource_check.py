@@ -12,8 +12,6 @@ from kionga.builtin_tools import BUILTIN_TOOLS
 from kionga.models import Project
 from kionga.resource_models import ApiConnection, Dataset, Function, KnowledgeBase, ModelEndpoint
 
-PLATFORM_MODEL = "llm"
-
 _MODELS: dict[str, type[Model]] = {
     "model": ModelEndpoint,
     "function": Function,
@@ -24,18 +22,12 @@ _MODELS: dict[str, type[Model]] = {
 
 
 class ProjectResources:
+    """The validator asks once per (kind, ID) and never about the platform model."""
+
     def __init__(self, project: Project) -> None:
         self.project = project
-        self._seen: dict[tuple[str, str], bool] = {}
 
     def exists(self, kind: ResourceKind, resource_id: str) -> bool:
-        if (kind, resource_id) not in self._seen:
-            self._seen[(kind, resource_id)] = self._lookup(kind, resource_id)
-        return self._seen[(kind, resource_id)]
-
-    def _lookup(self, kind: str, resource_id: str) -> bool:
-        if kind == "model" and resource_id == PLATFORM_MODEL:
-            return True
         if kind == "function" and resource_id in BUILTIN_TOOLS:
             return True
         if kind == "version":

@@ -16,6 +16,7 @@ from designs import actions
 from designs import openapi as doc
 from designs.starter_templates import template_list
 from kionga.access import check_project_access
+from kionga.errors import check_json_object
 from kionga.models import Role
 
 OBJECT = OpenApiTypes.OBJECT
@@ -59,7 +60,7 @@ def designs(request: Request) -> Response:
     if request.method == "GET":
         found = actions.design_list(request.user, request.query_params.get("project_id"))
         return Response({"designs": [actions.design_dict(d, with_graph=False) for d in found]})
-    body = actions.check_body_object(request.data)
+    body = check_json_object(request.data)
     project = check_project_access(request.user, body.get("project_id"), Role.EDITOR)
     name = actions.check_text_field(body, "name", required=True, limit=200)
     description = actions.check_text_field(body, "description", required=False, limit=10_000)
@@ -79,7 +80,7 @@ def design(request: Request, design_id: str) -> Response:
     if request.method == "GET":
         return Response(actions.design_dict(actions.check_design_access(request.user, design_id)))
     found = actions.check_design_access(request.user, design_id, Role.EDITOR)
-    body = actions.check_body_object(request.data)
+    body = check_json_object(request.data)
     graph = actions.check_graph_document(body.get("graph"))
     name = actions.check_text_field(body, "name", required=False, limit=200)
     description = actions.check_text_field(body, "description", required=False, limit=10_000)

@@ -60,6 +60,13 @@ class APIError(drf.APIException):
         self.details = details or {}
 
 
+def check_json_object(body: Any) -> dict[str, Any]:
+    """The request body if it is a JSON object, else 400 invalid_request."""
+    if not isinstance(body, dict):
+        raise APIError(400, "invalid_request", "The body must be a JSON object.")
+    return body
+
+
 def not_found(message: str = "Not found.") -> APIError:
     return APIError(404, "not_found", message)
 

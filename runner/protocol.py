@@ -137,6 +137,8 @@ def slots_in_use(redis: RedisLike) -> int:
     return int(redis.eval(_IN_USE, 1, SLOTS_KEY))
 
 
-def release_slot(redis: RedisLike, run_id: str) -> None:
-    """Free run_id's slot (the runner, when the run's last event is in Redis)."""
-    redis.eval("return redis.call('ZREM', KEYS[1], ARGV[1])", 1, SLOTS_KEY, run_id)
+def release_slot(redis: RedisLike, *run_ids: str) -> None:
+    """Free the runs' slots (the runner when a run's last event is in Redis; the
+    gateway when it ends runs itself)."""
+    if run_ids:
+        redis.eval("return redis.call('ZREM', KEYS[1], unpack(ARGV))", 1, SLOTS_KEY, *run_ids)

@@ -10,7 +10,9 @@ from kionga.errors import APIError
 from kionga.redis_client import sync_redis
 from runner import protocol
 from runner.events import now_iso
+from runs.dispatch import release_capacity
 from runs.models import Run
+from runs.publish import publish_event
 
 
 def do_cancel_run(user: User, run: Run) -> Run:
@@ -27,14 +29,7 @@ def do_cancel_run(user: User, run: Run) -> Run:
 
 
 def _emit_cancelled(client: redis.Redis, run_id: str) -> None:
-    event = {"seq": 0, "type": "run.cancelled",
-             "at": now_iso(),
+    event = {"seq": 0, "type": "run.cancelled", "at": now_iso(),
              "reason": "cancelled", "usage": {"tokens": 0}}
-    encoded = protocol.encode_event(event)
-    pipe = client.pipeline(transaction=False)
-    pipe.xadd(protocol.run_stream(run_id), {"e": encoded}, maxlen=protocol.STREAM_MAXLEN,
-              approximate=True)
-    pipe.xadd(protocol.INGEST_STREAM, {"run": run_id, "e": encoded})
-    pipe.expire(protocol.run_stream(run_id), protocol.STREAM_TTL_SECONDS)
-    pipe.zrem(protocol.SLOTS_KEY, run_id)
-    pipe.execute()
+    publish_event(client, run_id, event, store=True)
+    release_capacity(run_id)

@@ -50,8 +50,7 @@ def check_capacity(run_id: str) -> None:
 
 
 def release_capacity(*run_ids: str) -> None:
-    if run_ids:
-        sync_redis().zrem(protocol.SLOTS_KEY, *run_ids)
+    protocol.release_slot(sync_redis(), *run_ids)
 
 
 def build_payload(run: Run, graph: dict[str, Any], history: list[dict[str, Any]],

@@ -63,9 +63,9 @@ def store_entries(entries: list[Entry]) -> int:
     """Store the events of `entries` and apply them to their runs; returns rows inserted."""
     by_run: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for _id, fields in entries:
-        event = _decode(fields)
-        if event is not None:
-            by_run[fields[b"run"].decode()].append(event)
+        decoded = _decode(fields)
+        if decoded is not None:
+            by_run[decoded[0]].append(decoded[1])
     # One transaction (one durable commit) for the whole batch, whatever its runs:
     # commits, not rows, are what a busy ingester pays for.
     with transaction.atomic():
@@ -102,17 +102,18 @@ def _uuid(value: str) -> uuid.UUID | None:
         return None
 
 
-def _decode(fields: dict[bytes, bytes]) -> dict[str, Any] | None:
+def _decode(fields: dict[bytes, bytes]) -> tuple[str, dict[str, Any]] | None:
+    """(run id, event) of an ingest entry, or None (logged) for a malformed one."""
     try:
         event = json.loads(fields[b"e"])
-        fields[b"run"].decode()
+        run_id = fields[b"run"].decode()
     except (KeyError, ValueError, UnicodeDecodeError):
         log.warning("skipping a malformed event entry")
         return None
     if not isinstance(event, dict) or type(event.get("seq")) is not int:
         log.warning("skipping an event without seq")
         return None
-    return event
+    return run_id, event
 
 
 def drain_once(client: redis.Redis, consumer: str, block_ms: int = 100,

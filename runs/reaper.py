@@ -20,6 +20,7 @@ from runner import protocol
 from runner.events import now_iso
 from runs.lifecycle import apply_event, do_finish_run
 from runs.models import ACTIVE_STATUSES, Run, RunEvent
+from runs.publish import publish_event
 
 # A run younger than this cannot have lost its runner yet (its slot was just taken).
 GRACE = timedelta(seconds=2)
@@ -61,7 +62,5 @@ def _reap_one(client: redis.Redis, run_id: str) -> int:
         do_finish_run(run)
     # A late or redelivered task must not start it again; live readers see the end.
     client.set(protocol.claim_key(run_id), "reaped", ex=86400)
-    client.xadd(protocol.run_stream(run_id), {"e": protocol.encode_event(event)},
-                maxlen=protocol.STREAM_MAXLEN, approximate=True)
-    client.expire(protocol.run_stream(run_id), protocol.STREAM_TTL_SECONDS)
+    publish_event(client, run_id, event, store=False)  # stored above already
     return 1

@@ -15,7 +15,7 @@ from designs.actions import graph_report
 from designs.models import Design
 from kionga import audit
 from kionga.celery import app as celery_app
-from kionga.errors import APIError
+from kionga.errors import APIError, check_json_object
 from runs import dispatch
 from runs.credentials import issue_credential
 from runs.models import Run
@@ -44,10 +44,7 @@ def _bad(message: str, field: str) -> APIError:
 
 
 def check_start_request(body: Any) -> StartRequest:
-    if body is None:
-        body = {}
-    if not isinstance(body, dict):
-        raise APIError(400, "invalid_request", "The body must be a JSON object.")
+    body = check_json_object({} if body is None else body)
     text = body.get("input", "")
     if not isinstance(text, str) or len(text) > MAX_INPUT_CHARS:
         raise _bad(f"input must be a string of at most {MAX_INPUT_CHARS} characters.", "input")

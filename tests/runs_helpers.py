@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 import redis
-from django.conf import settings
 
 from kionga.redis_client import sync_redis
 from runner import protocol
@@ -51,6 +50,3 @@ def queued_tasks(client: redis.Redis) -> list[tuple[dict[str, Any], str]]:
 def start_url(design: Any) -> str:
     return f"/api/v1/agent-designs/{design.pk}/runs"
 
-
-def gateway_token() -> str:
-    return str(settings.KIONGA_AGENT_DESIGNER_RUNNER_TOKEN)

@@ -11,7 +11,7 @@ from urllib.parse import unquote
 
 import httpx
 
-from kionga.errors import APIError
+from kionga.errors import APIError, check_json_object
 from kionga.resource_models import ApiConnection, ProjectResource
 from runs.models import Run
 
@@ -47,15 +47,9 @@ def check_resource(run: Run, model: type[R], kind: str, key: str) -> R:
     return found
 
 
-def check_object(body: Any) -> dict[str, Any]:
-    if not isinstance(body, dict):
-        raise invalid("The body must be a JSON object.")
-    return body
-
-
 def check_messages(body: Any) -> list[dict[str, str]]:
     """The chat messages of a predict call, reduced to role and content."""
-    messages = check_object(body).get("messages")
+    messages = check_json_object(body).get("messages")
     if not isinstance(messages, list) or not messages or len(messages) > MAX_MESSAGES:
         raise invalid(f"messages must be a list of 1 to {MAX_MESSAGES} messages.")
     clean = []
@@ -70,7 +64,7 @@ def check_messages(body: Any) -> list[dict[str, str]]:
 
 
 def check_search(body: Any) -> tuple[str, int]:
-    body = check_object(body)
+    body = check_json_object(body)
     query, limit = body.get("query"), body.get("limit", DEFAULT_SEARCH_LIMIT)
     if not isinstance(query, str) or not query.strip() or len(query) > MAX_QUERY:
         raise invalid(f"query must be a non-empty string of at most {MAX_QUERY} characters.")
@@ -90,7 +84,7 @@ def check_object_key(params: Any) -> str:
 
 def check_connection_call(connection: ApiConnection, body: Any) -> tuple[str, str, Any]:
     """(method, url, body) of an API connection call, or 400/403."""
-    body = check_object(body)
+    body = check_json_object(body)
     method = body.get("method")
     if not isinstance(method, str) or method.upper() not in METHODS:
         raise invalid(f"method must be one of {', '.join(sorted(METHODS))}.")

@@ -6,6 +6,7 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from kionga.errors import check_json_object
 from kionga.internal import actions, checks
 from kionga.internal import openapi as doc
 from kionga.knowledge import search_documents
@@ -25,7 +26,7 @@ def predict(request: Request, model_id: str) -> Response:
 @run_view(["POST"], request=doc.json_body(doc.INVOKE_REQUEST),
           responses=doc.answers(200, doc.INVOKE), operation_id="internal_invoke_function")
 def invoke_function(request: Request, name: str) -> Response:
-    body = checks.check_object(request.data)
+    body = check_json_object(request.data)
     return Response(actions.do_invoke_function(run_of(request), name, body.get("input")))
 
 

@@ -1,0 +1,24 @@
+"""Events the gateway writes itself (a cancel before pickup, runner_lost) go where the
+runner writes its own, so live readers and the ingester see them the same way."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import redis
+
+from runner import protocol
+
+
+def publish_event(client: redis.Redis, run_id: str, event: dict[str, Any], *,
+                  store: bool) -> None:
+    """One round trip: the run's live stream, the ingest stream when the ingester is
+    to store it (`store`), and the stream's TTL (these are terminal events)."""
+    encoded = protocol.encode_event(event)
+    stream = protocol.run_stream(run_id)
+    pipe = client.pipeline(transaction=False)
+    pipe.xadd(stream, {"e": encoded}, maxlen=protocol.STREAM_MAXLEN, approximate=True)
+    if store:
+        pipe.xadd(protocol.INGEST_STREAM, {"run": run_id, "e": encoded})
+    pipe.expire(stream, protocol.STREAM_TTL_SECONDS)
+    pipe.execute()
