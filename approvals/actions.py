@@ -102,12 +102,8 @@ def refresh_expiry(approval: ApprovalRequest) -> ApprovalRequest:
     return approval
 
 
-def do_cancel_pending_approvals(run: Run) -> int:
-    """The run was cancelled: its pending requests become cancelled. Returns how many."""
-    return do_cancel_pending_approvals_of([run])
-
-
 def do_cancel_pending_approvals_of(runs: Sequence[Run]) -> int:
+    """The runs ended (any way): their pending requests become cancelled. Returns how many."""
     return ApprovalRequest.objects.filter(
         run__in=runs, status=ApprovalRequest.Status.PENDING
     ).update(status=ApprovalRequest.Status.CANCELLED)

@@ -6,18 +6,19 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from approvals import actions
-from kionga.internal import openapi as doc
-from kionga.run_auth import run_of, run_view
+from approvals import openapi as doc
+from kionga.openapi import answers, json_body
+from runs.run_auth import run_of, run_view
 
 
-@run_view(["POST"], request=doc.json_body(doc.APPROVAL_REQUEST),
-          responses=doc.answers(201, doc.APPROVAL), operation_id="internal_create_approval")
+@run_view(["POST"], request=json_body(doc.APPROVAL_REQUEST),
+          responses=answers(201, doc.APPROVAL), operation_id="internal_create_approval")
 def approvals(request: Request) -> Response:
     new = actions.check_new_approval(request.data)
     approval = actions.do_request_approval(run_of(request), new)
     return Response(approval.to_dict(), status=201)
 
 
-@run_view(["GET"], responses=doc.answers(200, doc.APPROVAL), operation_id="internal_get_approval")
+@run_view(["GET"], responses=answers(200, doc.APPROVAL), operation_id="internal_get_approval")
 def approval(request: Request, approval_id: str) -> Response:
     return Response(actions.check_run_approval(run_of(request), approval_id).to_dict())

@@ -16,15 +16,10 @@ from rest_framework.response import Response
 
 from approvals.actions import do_decide, refresh_expiry
 from approvals.models import ApprovalRequest
-from designs.openapi import ERRORS, json_body
+from approvals.openapi import DECISION
 from kionga.access import AnyUser, check_project_access
 from kionga.errors import APIError, not_found
-
-DECISION = {
-    "type": "object",
-    "required": ["decision"],
-    "properties": {"decision": {"enum": ["approve", "reject"]}, "comment": {"type": "string"}},
-}
+from kionga.openapi import ERRORS, json_body
 
 
 def check_approval_access(user: AnyUser, approval_id: str) -> ApprovalRequest:

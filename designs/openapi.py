@@ -9,10 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse
-
-from kionga.serializers import ErrorSerializer
-
 _STRING_MAP = {"type": "object", "additionalProperties": {"type": "string"}}
 
 NODE: dict[str, Any] = {
@@ -112,14 +108,3 @@ SAVE_DESIGN: dict[str, Any] = {
                    "description": {"type": "string"}},
 }
 
-
-def json_body(schema: dict[str, Any]) -> dict[str, Any]:
-    # extend_schema reads a plain dict as {media type: schema}.
-    return {"application/json": schema}
-
-
-def ok(schema: dict[str, Any], description: str = "") -> OpenApiResponse:
-    return OpenApiResponse(response=schema, description=description)
-
-
-ERRORS = {code: ErrorSerializer for code in (400, 401, 403, 404, 409)}

@@ -18,6 +18,7 @@ from designs.starter_templates import template_list
 from kionga.access import check_project_access
 from kionga.errors import check_json_object
 from kionga.models import Role
+from kionga.openapi import ERRORS, json_body, ok
 
 OBJECT = OpenApiTypes.OBJECT
 
@@ -34,8 +35,8 @@ def templates(request: Request) -> Response:
     return Response({"templates": template_list()})
 
 
-@extend_schema(request=doc.json_body(doc.UNSAVED_GRAPH),
-               responses={200: doc.ok(doc.REPORT), **doc.ERRORS},
+@extend_schema(request=json_body(doc.UNSAVED_GRAPH),
+               responses={200: ok(doc.REPORT), **ERRORS},
                operation_id="validate_graph")
 @api_view(["POST"])
 def validate_unsaved(request: Request) -> Response:
@@ -50,11 +51,11 @@ def validate_unsaved(request: Request) -> Response:
 @extend_schema(
     methods=["GET"],
     parameters=[OpenApiParameter("project_id", int, required=False)],
-    responses={200: doc.ok(doc.DESIGN_LIST), **doc.ERRORS},
+    responses={200: ok(doc.DESIGN_LIST), **ERRORS},
     operation_id="list_designs",
 )
-@extend_schema(methods=["POST"], request=doc.json_body(doc.CREATE_DESIGN),
-               responses={201: doc.ok(doc.DESIGN), **doc.ERRORS}, operation_id="create_design")
+@extend_schema(methods=["POST"], request=json_body(doc.CREATE_DESIGN),
+               responses={201: ok(doc.DESIGN), **ERRORS}, operation_id="create_design")
 @api_view(["GET", "POST"])
 def designs(request: Request) -> Response:
     if request.method == "GET":
@@ -71,10 +72,10 @@ def designs(request: Request) -> Response:
     return Response(actions.design_dict(design), status=201)
 
 
-@extend_schema(methods=["GET"], responses={200: doc.ok(doc.DESIGN), **doc.ERRORS},
+@extend_schema(methods=["GET"], responses={200: ok(doc.DESIGN), **ERRORS},
                operation_id="get_design")
-@extend_schema(methods=["PUT"], request=doc.json_body(doc.SAVE_DESIGN),
-               responses={200: doc.ok(doc.DESIGN), **doc.ERRORS}, operation_id="save_design")
+@extend_schema(methods=["PUT"], request=json_body(doc.SAVE_DESIGN),
+               responses={200: ok(doc.DESIGN), **ERRORS}, operation_id="save_design")
 @api_view(["GET", "PUT"])
 def design(request: Request, design_id: str) -> Response:
     if request.method == "GET":
@@ -91,8 +92,8 @@ def design(request: Request, design_id: str) -> Response:
     return Response(actions.design_dict(saved))
 
 
-@extend_schema(request=doc.json_body(doc.GRAPH),
-               responses={200: doc.ok(doc.REPORT), **doc.ERRORS},
+@extend_schema(request=json_body(doc.GRAPH),
+               responses={200: ok(doc.REPORT), **ERRORS},
                operation_id="validate_design")
 @api_view(["POST"])
 def validate_saved(request: Request, design_id: str) -> Response:

@@ -6,13 +6,12 @@ functions/{name}/invoke, ...) and approval create/poll come from each app's
 Nothing else is reachable on this port: no admin, no public API.
 """
 
-from django.urls import URLPattern, URLResolver, include, path
+from django.urls import URLPattern, URLResolver, path
 
 from kionga import views
 from kionga.app_urls import app_url_includes
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("healthz", views.healthz, name="internal-healthz"),
-    path("api/v1/", include("kionga.internal.urls")),
     *app_url_includes("internal_urls", prefix="api/v1/"),
 ]

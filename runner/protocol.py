@@ -19,7 +19,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from typing import Any, Final, Protocol
+from datetime import UTC, datetime
+from typing import Any, Final, Literal, Protocol
 
 from contracts.hashing import canonical_json
 
@@ -40,6 +41,35 @@ HEARTBEAT_SECONDS: Final = 2.0
 STREAM_TTL_SECONDS: Final = 3600
 STREAM_MAXLEN: Final = 20_000
 MIN_TOKEN_LENGTH: Final = 16
+
+# The run vocabulary both sides speak: a run's statuses, and the terminal events that
+# end it (exactly one, last), each with the status it leaves the run in.
+RunStatus = Literal["queued", "running", "waiting", "completed", "failed", "cancelled"]
+FinalStatus = Literal["completed", "failed", "cancelled"]
+ACTIVE_STATUSES: Final[tuple[RunStatus, ...]] = ("queued", "running", "waiting")
+FINAL_STATUSES: Final[tuple[FinalStatus, ...]] = ("completed", "failed", "cancelled")
+TERMINAL_EVENTS: Final[dict[str, FinalStatus]] = {
+    "run.completed": "completed", "run.failed": "failed", "run.cancelled": "cancelled",
+}
+TERMINAL_TYPES: Final = frozenset(TERMINAL_EVENTS)
+
+
+def now_iso() -> str:
+    """An event's `at`: UTC with microseconds and an offset."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def ending_event(type_: str, seq: int, *, reason: str, code: str | None = None,
+                 message: str | None = None, tokens: int = 0) -> dict[str, Any]:
+    """A terminal event written outside the engine (the runner before the graph starts,
+    the gateway for a pre-start cancel or a lost runner); `code`/`message` add `error`."""
+    if type_ not in TERMINAL_TYPES:
+        raise ValueError(f"not a terminal event type: {type_!r}")
+    event: dict[str, Any] = {"seq": seq, "type": type_, "at": now_iso(), "reason": reason,
+                             "usage": {"tokens": tokens}}
+    if code is not None:
+        event["error"] = {"code": code, "message": message or code}
+    return event
 
 
 def run_stream(run_id: str) -> str:

@@ -9,7 +9,6 @@ from kionga import audit
 from kionga.errors import APIError
 from kionga.redis_client import sync_redis
 from runner import protocol
-from runner.events import now_iso
 from runs.dispatch import release_capacity
 from runs.models import Run
 from runs.publish import publish_event
@@ -29,7 +28,6 @@ def do_cancel_run(user: User, run: Run) -> Run:
 
 
 def _emit_cancelled(client: redis.Redis, run_id: str) -> None:
-    event = {"seq": 0, "type": "run.cancelled", "at": now_iso(),
-             "reason": "cancelled", "usage": {"tokens": 0}}
+    event = protocol.ending_event("run.cancelled", 0, reason="cancelled")
     publish_event(client, run_id, event, store=True)
     release_capacity(run_id)

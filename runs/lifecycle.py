@@ -1,8 +1,8 @@
 """What a stored event does to its run: status, output, usage, and the end of a run.
 
 Called by the event ingester (and the reaper) inside a transaction. The end of a run
-revokes its credential, cancels its pending approvals, frees its slot and writes
-the audit event, whoever ended it.
+revokes its credential, tells the apps above (`runs_ended`: approvals cancel the run's
+pending requests), frees its slot and writes the audit event, whoever ended it.
 """
 
 from __future__ import annotations
@@ -14,13 +14,12 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from approvals.actions import do_cancel_pending_approvals_of
 from kionga.models import AuditEvent
+from runner.protocol import TERMINAL_EVENTS
 from runs.credentials import revoke_credentials
 from runs.dispatch import release_capacity
 from runs.models import FINAL_STATUSES, Run
-
-_TERMINAL = {"run.completed": "completed", "run.failed": "failed", "run.cancelled": "cancelled"}
+from runs.signals import runs_ended
 
 
 def apply_event(run: Run, event: dict[str, Any]) -> list[str]:
@@ -35,8 +34,8 @@ def apply_event(run: Run, event: dict[str, Any]) -> list[str]:
     if kind == "approval.resolved" and run.status == "waiting":
         run.status = "running"
         return ["status"]
-    if kind in _TERMINAL and run.status not in FINAL_STATUSES:
-        return _finish(run, _TERMINAL[str(kind)], event)
+    if kind in TERMINAL_EVENTS and run.status not in FINAL_STATUSES:
+        return _finish(run, TERMINAL_EVENTS[str(kind)], event)
     return []
 
 
@@ -68,9 +67,7 @@ def do_finish_runs(runs: list[Run]) -> None:
     if not runs:
         return
     revoke_credentials(runs)
-    cancelled = [run for run in runs if run.status == "cancelled"]
-    if cancelled:
-        do_cancel_pending_approvals_of(cancelled)
+    runs_ended.send(sender=Run, runs=runs)
     # One audit row per run, written together (kionga.audit.record writes one at a time).
     AuditEvent.objects.bulk_create([
         AuditEvent(project_id=run.project_id, action=_audit_action(run), target_type="run",

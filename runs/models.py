@@ -9,9 +9,10 @@ from django.conf import settings
 from django.db import models
 
 from kionga.models import Project
+from runner.protocol import ACTIVE_STATUSES, FINAL_STATUSES
 
-ACTIVE_STATUSES = ("queued", "running", "waiting")
-FINAL_STATUSES = ("completed", "failed", "cancelled")
+__all__ = ["ACTIVE_STATUSES", "FINAL_STATUSES", "IdempotencyKey", "Run", "RunCredential",
+           "RunEvent"]
 
 
 class Run(models.Model):

@@ -9,7 +9,6 @@ reason `runner_lost`, written here as its next event.
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 import redis
 from django.db import transaction
@@ -17,7 +16,6 @@ from django.db.models import Max
 from django.utils import timezone
 
 from runner import protocol
-from runner.events import now_iso
 from runs.lifecycle import apply_event, do_finish_run
 from runs.models import ACTIVE_STATUSES, Run, RunEvent
 from runs.publish import publish_event
@@ -48,15 +46,9 @@ def _reap_one(client: redis.Redis, run_id: str) -> int:
         if run is None:
             return 0
         last = RunEvent.objects.filter(run=run).aggregate(m=Max("seq"))["m"]
-        event: dict[str, Any] = {
-            "seq": 0 if last is None else last + 1,
-            "type": "run.failed",
-            "at": now_iso(),
-            "error": {"code": "runner_lost",
-                      "message": "The runner stopped while the run was active."},
-            "reason": "runner_lost",
-            "usage": {"tokens": 0},
-        }
+        event = protocol.ending_event(
+            "run.failed", 0 if last is None else last + 1, reason="runner_lost",
+            code="runner_lost", message="The runner stopped while the run was active.")
         RunEvent.objects.create(run=run, seq=event["seq"], type=event["type"], data=event)
         run.save(update_fields=apply_event(run, event))
         do_finish_run(run)

@@ -27,7 +27,6 @@ T = TypeVar("T")
 
 KEEPALIVE_MS = 15_000
 RECONNECT_SECONDS = 0.5
-TERMINAL = frozenset({"run.completed", "run.failed", "run.cancelled"})
 
 
 def frame(event: dict[str, Any]) -> bytes:
@@ -88,10 +87,11 @@ class _Cursor:
         seq = event.get("seq")
         if type(seq) is not int or seq <= self.last_seq or self.done:
             # The client already has this one; if it was the end, so are we.
-            self.done = self.done or (event.get("type") in TERMINAL and type(seq) is int)
+            ended = event.get("type") in protocol.TERMINAL_TYPES and type(seq) is int
+            self.done = self.done or ended
             return None
         self.last_seq = seq
-        self.done = event.get("type") in TERMINAL
+        self.done = event.get("type") in protocol.TERMINAL_TYPES
         return frame(event)
 
 

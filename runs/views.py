@@ -14,9 +14,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from designs.actions import check_design_access
-from designs.openapi import ERRORS, json_body, ok
 from kionga.errors import APIError, error_response
 from kionga.models import Role
+from kionga.openapi import ERRORS, json_body, ok
 from kionga.tokens import find_user_by_token
 from runs import idempotency, read
 from runs import openapi as doc
@@ -27,13 +27,12 @@ from runs.start import check_start_request, do_start_run
 
 IDEMPOTENCY = OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False)
 AFTER = OpenApiParameter("after", int, required=False, description="Events after this seq.")
-RUN_ERRORS = {**ERRORS, 422: ERRORS[400], 429: ERRORS[400], 503: ERRORS[400]}
 
 
 @extend_schema(methods=["GET"], responses={200: ok(doc.RUN_LIST), **ERRORS},
                operation_id="list_runs")
 @extend_schema(methods=["POST"], request=json_body(doc.START_RUN), parameters=[IDEMPOTENCY],
-               responses={201: ok(doc.RUN), 200: ok(doc.RUN), **RUN_ERRORS},
+               responses={201: ok(doc.RUN), 200: ok(doc.RUN), **ERRORS},
                operation_id="start_run")
 @api_view(["GET", "POST"])
 def runs(request: Request, design_id: str) -> Response:

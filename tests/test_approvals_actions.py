@@ -1,4 +1,4 @@
-"""approvals.actions: do_decide, do_cancel_pending_approvals and lazy expiry."""
+"""approvals.actions: do_decide, do_cancel_pending_approvals_of and lazy expiry."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from approvals.actions import (
     NewApproval,
-    do_cancel_pending_approvals,
+    do_cancel_pending_approvals_of,
     do_decide,
     do_request_approval,
 )
@@ -117,6 +117,6 @@ def test_it_cancels_the_pending_requests_of_a_run(
     do_decide(alice, decided, "approve")
     other_run = start_run(carol, acme)[0]
     other = do_request_approval(other_run, NEW)
-    assert do_cancel_pending_approvals(run) == 1
+    assert do_cancel_pending_approvals_of([run]) == 1
     statuses = {a.pk: a.status for a in ApprovalRequest.objects.all()}
     assert statuses == {approval.pk: "cancelled", decided.pk: "approved", other.pk: "pending"}

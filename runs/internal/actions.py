@@ -15,8 +15,8 @@ from django.db.models import F
 from kionga import upstream
 from kionga.builtin_tools import BUILTIN_TOOLS
 from kionga.errors import APIError
-from kionga.internal.checks import check_resource
 from kionga.resource_models import ApiConnection, Dataset, DatasetObject, Function, ModelEndpoint
+from runs.internal.checks import check_resource
 from runs.models import Run
 
 # Below the runner client's 30 s default, so the runner gets our clean 503 instead of

@@ -6,7 +6,7 @@ from approvals/internal_urls.py. Anything else on this listener is a 404.
 
 from django.urls import path
 
-from kionga.internal import views
+from runs.internal import views
 
 urlpatterns = [
     path("models/<str:model_id>/predict", views.predict, name="internal-predict"),

@@ -7,11 +7,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from kionga.errors import check_json_object
-from kionga.internal import actions, checks
-from kionga.internal import openapi as doc
 from kionga.knowledge import search_documents
 from kionga.resource_models import ApiConnection, Dataset, KnowledgeBase, ModelEndpoint
-from kionga.run_auth import run_of, run_view
+from runs.internal import actions, checks
+from runs.internal import openapi as doc
+from runs.run_auth import run_of, run_view
 
 
 @run_view(["POST"], request=doc.json_body(doc.PREDICT_REQUEST),

@@ -102,7 +102,7 @@ def resource_denied(message: str) -> APIError:
 
 
 class RunCredentialScheme(OpenApiAuthenticationExtension):
-    target_class = "kionga.run_auth.RunCredentialAuthentication"
+    target_class = "runs.run_auth.RunCredentialAuthentication"
     name = "runCredential"
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
