@@ -43,17 +43,14 @@ class ApiTokenAdmin(admin.ModelAdmin):
         return False
 
 
-@admin.register(AuditEvent)
-class AuditEventAdmin(admin.ModelAdmin):
-    # An audit log that staff could edit would prove nothing: read-only.
-    list_display = ["created_at", "action", "project", "actor", "target_type", "target_id"]
-    list_filter = ["action", "project"]
-    search_fields = ["action", "target_id"]
+class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """A page ops staff may look at but never change: every field read-only, no add,
+    change or delete (records whose edits would skip checks or falsify history)."""
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        return [field.name for field in AuditEvent._meta.fields]
+        return [field.name for field in self.model._meta.fields]
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
@@ -61,6 +58,14 @@ class AuditEventAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(ReadOnlyAdmin):
+    # An audit log that staff could edit would prove nothing: read-only.
+    list_display = ["created_at", "action", "project", "actor", "target_type", "target_id"]
+    list_filter = ["action", "project"]
+    search_fields = ["action", "target_id"]
 
 # Resource pages live beside their models; importing registers them.
 import kionga.resource_admin  # noqa: E402,F401
