@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from contracts.hashing import canonical_json
+from contracts.resources import graph_resources
 from designs.actions import graph_report
 from designs.models import Design
 from kionga import audit
@@ -123,6 +124,7 @@ def do_start_run(user: User, design: Design, request: StartRequest) -> Run:
                 content_sha256=sha, input=request.input, session_id=request.session_id or "",
                 allow_side_effects=request.allow_side_effects,
                 stop_after=request.stop_after or "", created_by=user,
+                resources=graph_resources(graph),
             )
             credential = issue_credential(run, fresh=True)
             audit.record("run.started", project=design.project, actor=user, target_type="run",
