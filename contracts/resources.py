@@ -8,10 +8,10 @@ same message, so validation never tells anyone what exists elsewhere.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Final, Protocol
+from typing import Any, Final, Protocol
 
 from contracts.issues import Issue, error, quote
-from contracts.registry import LIMITS, ResourceKind
+from contracts.registry import COMPONENTS, LIMITS, ResourceKind
 from contracts.validate_nodes import NodeView
 
 # The platform chat model: always there, nothing to look up.
@@ -82,3 +82,25 @@ def _missing(kind: ResourceKind, value: str, view: NodeView, name: str) -> Issue
         f"nodes.{view.index}.config.{name}",
         view.id,
     )
+
+
+def graph_resources(graph: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The resource IDs a normalized graph names, per kind, sorted; the platform model
+    is left out (it is no resource). What a run of the graph may call and nothing more:
+    the gateway scopes the run's credential to it. IDs are stripped as the runner
+    strips them before calling."""
+    found: dict[str, set[str]] = {}
+    nodes = graph.get("nodes")
+    for node in nodes if isinstance(nodes, list) else []:
+        component = COMPONENTS.get(str(node.get("kind"))) if isinstance(node, dict) else None
+        config = node.get("config") if component is not None else None
+        if component is None or not isinstance(config, dict):
+            continue
+        for setting in component.settings:
+            value = config.get(setting.name)
+            if setting.resource is None or not isinstance(value, str):
+                continue
+            value = value.strip()
+            if value and not (setting.resource == "model" and value == PLATFORM_MODEL):
+                found.setdefault(setting.resource, set()).add(value)
+    return {kind: sorted(ids) for kind, ids in sorted(found.items())}

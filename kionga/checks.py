@@ -37,6 +37,12 @@ def check_limits(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
         errors.append(Error("KIONGA_DESIGNER_MAX_RUNS must be at least 1.", id="kionga.E002"))
     if settings.KIONGA_RUN_RETENTION_DAYS < 1:
         errors.append(Error("KIONGA_RUN_RETENTION_DAYS must be at least 1.", id="kionga.E003"))
+    if settings.KIONGA_PROJECT_MAX_RUNS < 0:
+        errors.append(Error("KIONGA_PROJECT_MAX_RUNS must be 0 (half the runner's capacity) "
+                            "or more.", id="kionga.E010"))
+    for name in ("KIONGA_MAX_STREAMS_PER_USER", "KIONGA_MAX_STREAMS"):
+        if getattr(settings, name) < 1:
+            errors.append(Error(f"{name} must be at least 1.", id="kionga.E011"))
     return errors
 
 

@@ -172,6 +172,11 @@ KIONGA_NATIVE_AGENT_IMAGE = env_str("KIONGA_NATIVE_AGENT_IMAGE", "")
 KIONGA_DESIGNER_RUNNER_TOKEN = env_str("KIONGA_DESIGNER_RUNNER_TOKEN", "")
 KIONGA_DESIGNER_PORT = env_int("KIONGA_DESIGNER_PORT", 9100)
 KIONGA_DESIGNER_MAX_RUNS = env_int("KIONGA_DESIGNER_MAX_RUNS", 8)
+# Fair share (runs.quota, runs.stream_limits): runs in flight per project (0 = half the
+# runner's capacity), event streams per user and in all, per gateway process.
+KIONGA_PROJECT_MAX_RUNS = env_int("KIONGA_PROJECT_MAX_RUNS", 0)
+KIONGA_MAX_STREAMS_PER_USER = env_int("KIONGA_MAX_STREAMS_PER_USER", 10)
+KIONGA_MAX_STREAMS = env_int("KIONGA_MAX_STREAMS", 500)
 MLAIOPS_LLM_BACKEND = env_str("MLAIOPS_LLM_BACKEND", "mock")
 MLAIOPS_LLM_MODEL = env_str("MLAIOPS_LLM_MODEL", "")
 MLAIOPS_LLM_BASE_URL = env_str("MLAIOPS_LLM_BASE_URL", "")

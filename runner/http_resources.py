@@ -5,13 +5,14 @@ See runner.resources for the request and response JSON of every call.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
 import httpx
 
-from runner.resources import ResourceError
+from runner.resources import RUN_CANCELLED, ResourceError
 
 
 class HttpResources:
@@ -89,6 +90,10 @@ class HttpResources:
                                 f"{path}: the gateway cannot be reached ({type(exc).__name__})"
                                 ) from None
         if response.status_code >= 400:
+            if _error(response).get("code") == RUN_CANCELLED:
+                # Failing now would end the run failed; its cancel arrives in a moment
+                # and cancels this call (else the node's timeout ends it).
+                await asyncio.Event().wait()
             raise _failure(path, response)
         try:
             body = response.json()
@@ -113,11 +118,14 @@ def _failure(path: str, response: httpx.Response) -> ResourceError:
     return ResourceError("node_error", f"{path}: {message}")
 
 
-def _message(response: httpx.Response) -> str:
+def _error(response: httpx.Response) -> dict[str, Any]:
     try:
         error = response.json().get("error")
     except (ValueError, AttributeError):
-        return ""
-    if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return str(error["message"])[:500]
-    return ""
+        return {}
+    return error if isinstance(error, dict) else {}
+
+
+def _message(response: httpx.Response) -> str:
+    message = _error(response).get("message")
+    return message[:500] if isinstance(message, str) else ""

@@ -36,13 +36,15 @@ GET  agent-approvals/{id}
 Errors (the gateway's usual {"error": {"code", "message"}} body): 401, 403 and 404
 → resource_denied (missing and other-project resources look the same); 429, 5xx,
 connection errors and timeouts → resource_unavailable (retried where the component
-retries); any other 4xx → node_error.
+retries); any other 4xx → node_error. Except 401 `run_cancelled`: the run's cancel was
+requested, which the runner learns from Redis in a moment; the call then waits to be
+cancelled with its run, so a cancelled run ends `run.cancelled`, not failed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
 from runner.failures import NodeFailure
 
@@ -50,7 +52,11 @@ if TYPE_CHECKING:
     from runner.http_resources import HttpResources
     from runner.inmemory_resources import InMemoryResources
 
-__all__ = ["HttpResources", "InMemoryResources", "ResourceClient", "ResourceError"]
+__all__ = ["RUN_CANCELLED", "HttpResources", "InMemoryResources", "ResourceClient",
+           "ResourceError"]
+
+# The gateway's error code for a call of a run whose cancel was requested.
+RUN_CANCELLED: Final = "run_cancelled"
 
 
 class ResourceError(NodeFailure):

@@ -9,6 +9,7 @@ from kionga import audit
 from kionga.errors import APIError
 from kionga.redis_client import sync_redis
 from runner import protocol
+from runs.credentials import revoke_credential
 from runs.dispatch import release_capacity
 from runs.models import Run
 from runs.publish import publish_event
@@ -19,6 +20,9 @@ def do_cancel_run(user: User, run: Run) -> Run:
         raise APIError(409, "run_not_active", f"The run is already {run.status}.")
     client = sync_redis()
     client.set(protocol.cancel_key(str(run.pk)), "1", ex=86400)
+    # At once, not when the end is stored: the run may call nothing more. After the
+    # cancel key, so a runner refused with run_cancelled finds the key and stops.
+    revoke_credential(run)
     audit.record("run.cancel_requested", project=run.project, actor=user, target_type="run",
                  target_id=run.pk)
     # Claiming the run first means no runner will start it: end it ourselves, at once.

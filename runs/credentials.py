@@ -3,7 +3,8 @@
 The runner gets the raw value in its signed task and presents it to the gateway's
 internal listener. Only a SHA-256 is stored: the value is random, so a fast hash is
 enough (as for API tokens). A credential is good while it is not revoked, its run is
-active and it is younger than CREDENTIAL_MAX_AGE.
+active and it is younger than CREDENTIAL_MAX_AGE; runs.run_auth adds that the run is
+still in flight (its capacity slot, which the runner frees when the run ends).
 """
 
 from __future__ import annotations
@@ -51,17 +52,23 @@ def revoke_credentials(runs: Sequence[Run]) -> None:
     )
 
 
-def find_active_run(raw_token: str) -> Run | None:
-    """The run whose live credential is raw_token, or None (unknown, revoked, old, run ended)."""
+def find_credential(raw_token: str) -> RunCredential | None:
+    """The credential raw_token is, revoked or not, unless unknown or too old."""
     if not raw_token.startswith(CREDENTIAL_PREFIX):
         return None
     # An exact lookup on the unique hash: timing can at most reveal a hash prefix, and
     # a hash of a random 256-bit value gives nothing back about the value.
-    found = RunCredential.objects.select_related("run__project", "run__created_by").filter(
+    return RunCredential.objects.select_related("run__project", "run__created_by").filter(
         token_hash=hash_credential(raw_token),
-        revoked_at__isnull=True,
         created_at__gt=timezone.now() - CREDENTIAL_MAX_AGE,
-        run__status__in=ACTIVE_STATUSES,
-    )
-    credential = found.first()
-    return credential.run if credential else None
+    ).first()
+
+
+def is_live(credential: RunCredential) -> bool:
+    return credential.revoked_at is None and credential.run.status in ACTIVE_STATUSES
+
+
+def find_active_run(raw_token: str) -> Run | None:
+    """The run whose live credential is raw_token, or None (unknown, revoked, old, run ended)."""
+    credential = find_credential(raw_token)
+    return credential.run if credential is not None and is_live(credential) else None

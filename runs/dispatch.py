@@ -37,18 +37,6 @@ def runner_max_runs() -> int:
         return int(settings.KIONGA_DESIGNER_MAX_RUNS)
 
 
-def check_capacity(run_id: str) -> None:
-    """Take a slot for run_id or refuse the start (never queue silently)."""
-    if not protocol.acquire_slot(sync_redis(), run_id, runner_max_runs()):
-        raise APIError(
-            429,
-            "runner_at_capacity",
-            "The runner is at capacity; wait for running graphs to finish or raise "
-            "KIONGA_DESIGNER_MAX_RUNS.",
-            {"max_runs": runner_max_runs()},
-        )
-
-
 def release_capacity(*run_ids: str) -> None:
     protocol.release_slot(sync_redis(), *run_ids)
 

@@ -37,6 +37,9 @@ class Run(models.Model):
     session_id = models.CharField(max_length=200, blank=True)
     allow_side_effects = models.BooleanField(default=False)
     stop_after = models.CharField(max_length=64, blank=True)
+    # The resource IDs of the run's graph per kind (contracts.resources.graph_resources):
+    # the only ones its credential may call. Empty: it may call none.
+    resources = models.JSONField(default=dict, blank=True)
     output = models.TextField(null=True, blank=True)
     error = models.JSONField(null=True, blank=True)
     tokens = models.PositiveBigIntegerField(default=0)

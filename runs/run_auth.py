@@ -5,6 +5,11 @@ the run, inside the run's project. The credential carries no rights of its own: 
 person's membership is re-read on every call, so removing them (or making them a
 viewer) stops the run's next resource call with 403 ``resource_denied``.
 
+A credential dies with its run, at once: when the runner frees the run's capacity
+slot (after the run's last event is in Redis; the ingester stores it later) or when
+its lease runs out (runner gone), and when a cancel is requested (401
+``run_cancelled``, which tells the runner to wait for its cancel rather than fail).
+
 Nothing else authenticates here: API tokens and sessions get 401, and the public
 listener's BearerTokenAuthentication does not know run credentials.
 """
@@ -14,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import redis
 from django.contrib.auth.models import User
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import extend_schema
@@ -25,7 +31,10 @@ from rest_framework.request import Request
 from kionga.access import ROLE_RANK
 from kionga.errors import APIError
 from kionga.models import Membership, Role
-from runs.credentials import find_active_run
+from kionga.redis_client import sync_redis
+from runner import protocol
+from runner.resources import RUN_CANCELLED
+from runs.credentials import find_credential, is_live
 from runs.models import Run
 
 REALM = 'Bearer realm="internal"'
@@ -39,8 +48,13 @@ class RunCredentialAuthentication(BaseAuthentication):
         # Unlike the public API there is no fallback (no session): a missing header is 401.
         if len(parts) != 2 or parts[0].lower() != b"bearer":
             raise invalid_credential("Send 'Authorization: Bearer <run credential>'.")
-        run = find_active_run(parts[1].decode("latin-1"))
-        if run is None:
+        credential = find_credential(parts[1].decode("latin-1"))
+        if credential is None:
+            raise invalid_credential("The run credential is unknown, revoked or its run ended.")
+        run = credential.run
+        if not is_live(credential) or not in_flight(run):
+            if cancel_requested(run):
+                raise invalid_credential("The run was cancelled.", RUN_CANCELLED)
             raise invalid_credential("The run credential is unknown, revoked or its run ended.")
         if run.created_by is None:
             # The person was deleted: nobody's grants left to inherit.
@@ -60,6 +74,25 @@ class HasLiveRunGrant(BasePermission):
             raise invalid_credential("A run credential is required.")
         check_live_grant(run)
         return True
+
+
+def in_flight(run: Run) -> bool:
+    """Whether the run still holds its capacity slot: the runner frees it once the run's
+    last event is written, before the ingester stores the end."""
+    return bool(_redis(lambda client: protocol.slot_alive(client, str(run.pk))))
+
+
+def cancel_requested(run: Run) -> bool:
+    return bool(_redis(lambda client: client.exists(protocol.cancel_key(str(run.pk)))))
+
+
+def _redis(read: Callable[[redis.Redis], Any]) -> Any:
+    try:
+        return read(sync_redis())
+    except redis.RedisError:
+        # Unknown, so no answer: the runner retries resource_unavailable.
+        raise APIError(503, "resource_unavailable",
+                       "The run's state cannot be read (Redis is unreachable); retry.") from None
 
 
 def check_live_grant(run: Run) -> None:
@@ -90,8 +123,8 @@ def run_of(request: Request) -> Run:
     return request.auth
 
 
-def invalid_credential(message: str) -> APIError:
-    error = APIError(401, "invalid_credential", message)
+def invalid_credential(message: str, code: str = "invalid_credential") -> APIError:
+    error = APIError(401, code, message)
     # Read by kionga.errors when rendering: a 401 should say how to authenticate.
     error.auth_header = REALM  # type: ignore[attr-defined]
     return error

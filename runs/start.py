@@ -11,12 +11,13 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from contracts.hashing import canonical_json
+from contracts.resources import graph_resources
 from designs.actions import graph_report
 from designs.models import Design
 from kionga import audit
 from kionga.celery import app as celery_app
 from kionga.errors import APIError, check_json_object
-from runs import dispatch
+from runs import dispatch, quota
 from runs.credentials import issue_credential
 from runs.models import Run
 
@@ -115,7 +116,18 @@ def do_start_run(user: User, design: Design, request: StartRequest) -> Run:
     history = request.history if request.history is not None else session_history(
         design, request.session_id)
     run_id = uuid.uuid4()
-    dispatch.check_capacity(str(run_id))
+    try:
+        quota.take_slot(str(run_id), design.project_id)
+        return _store_and_send(user, design, request, run_id, number, graph, sha, history)
+    except quota.REDIS_ERRORS:
+        # A Redis restart is a moment of unavailability, not a server error. A run
+        # stored before the send failed ends `runner_lost` when its slot's lease runs out.
+        raise quota.redis_unavailable() from None
+
+
+def _store_and_send(user: User, design: Design, request: StartRequest, run_id: uuid.UUID,
+                    number: int, graph: dict[str, Any], sha: str,
+                    history: list[dict[str, Any]]) -> Run:
     try:
         with transaction.atomic():
             run = Run.objects.create(
@@ -123,6 +135,7 @@ def do_start_run(user: User, design: Design, request: StartRequest) -> Run:
                 content_sha256=sha, input=request.input, session_id=request.session_id or "",
                 allow_side_effects=request.allow_side_effects,
                 stop_after=request.stop_after or "", created_by=user,
+                resources=graph_resources(graph),
             )
             credential = issue_credential(run, fresh=True)
             audit.record("run.started", project=design.project, actor=user, target_type="run",
@@ -131,6 +144,13 @@ def do_start_run(user: User, design: Design, request: StartRequest) -> Run:
             payload = dispatch.build_payload(run, graph, history, credential)
             transaction.on_commit(lambda: dispatch.send_run(celery_app, payload))
     except BaseException:
-        dispatch.release_capacity(str(run_id))
+        _release_quietly(str(run_id))
         raise
     return run
+
+
+def _release_quietly(run_id: str) -> None:
+    try:
+        dispatch.release_capacity(run_id)
+    except quota.REDIS_ERRORS:
+        pass  # Redis is down: the slot's lease runs out on its own

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -24,6 +25,7 @@ from runs.cancel import do_cancel_run
 from runs.models import Run
 from runs.sse import Opening, opening, run_event_stream
 from runs.start import check_start_request, do_start_run
+from runs.stream_limits import BUDGET, counted
 
 IDEMPOTENCY = OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False)
 AFTER = OpenApiParameter("after", int, required=False, description="Events after this seq.")
@@ -80,11 +82,16 @@ async def events(request: HttpRequest, design_id: str, run_id: str) -> HttpRespo
     last = read.parse_after(request.headers.get("Last-Event-ID") or request.GET.get("after"),
                             strict=False)
     try:
-        found, start = await sync_to_async(_open_stream)(request, design_id, run_id, last)
+        user, found, start = await sync_to_async(_open_stream)(request, design_id, run_id, last)
+        # After the access check: only people who may read the run take a place.
+        release = BUDGET.open(user.pk)
     except APIError as exc:
         return error_response(exc.status_code, exc.code, exc.message, exc.details)
-    stream = run_event_stream(str(found.pk), last, start)
+    stream = counted(run_event_stream(str(found.pk), last, start), release)
     response = StreamingHttpResponse(stream, content_type="text/event-stream")
+    # A response never sent (the client left first) never runs its stream: give the
+    # place back when it goes away.
+    weakref.finalize(response, release)
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
     return response
@@ -96,11 +103,12 @@ events.initkwargs = events_page.initkwargs  # type: ignore[attr-defined]
 
 
 def _open_stream(request: HttpRequest, design_id: str, run_id: str,
-                 last: int) -> tuple[Run, Opening]:
+                 last: int) -> tuple[User, Run, Opening]:
     """Access check and the stored events, in one thread hop and one pooled connection."""
     try:
-        found = read.check_run_readable(_authenticate(request), design_id, run_id)
-        return found, opening(found, last)
+        user = _authenticate(request)
+        found = read.check_run_readable(user, design_id, run_id)
+        return user, found, opening(found, last)
     finally:
         # The stream may last minutes: give the connection back to the pool now.
         connection.close()

@@ -12,7 +12,11 @@ from typing import Any
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
+from kionga.builtin_tools import BUILTIN_TOOLS
 from kionga.models import Project
+from kionga.redis_client import sync_redis
+from kionga.resource_models import ApiConnection, Dataset, Function, KnowledgeBase, ModelEndpoint
+from runner import protocol
 from runs.credentials import issue_credential
 from runs.models import Run
 from tests.conftest import CheckedClient
@@ -25,11 +29,31 @@ BASE = "/api/v1/"
 Route = Callable[[str, str, dict[str, str], bytes], tuple[int, str, bytes]]
 
 
-def start_run(user: User, project: Project, status: str = "running") -> tuple[Run, str]:
-    """A run of project started by user, and its raw credential."""
+# Long enough for any test; a real run's lease is renewed every 2 s.
+TEST_LEASE_SECONDS = 3600.0
+
+
+def start_run(user: User, project: Project, status: str = "running", *,
+              allow_side_effects: bool = True,
+              resources: dict[str, list[str]] | None = None) -> tuple[Run, str]:
+    """A run of project started by user, and its raw credential. It holds a capacity
+    slot as a run in flight does; its graph names `resources` (default: every resource
+    the project has now, and the built-in tools)."""
     run = Run.objects.create(project=project, created_by=user, content_sha256="0" * 64,
-                             status=status)
+                             status=status, allow_side_effects=allow_side_effects,
+                             resources=project_resources(project) if resources is None
+                             else resources)
+    protocol.acquire_slot(sync_redis(), str(run.pk), 1_000_000, TEST_LEASE_SECONDS)
     return run, issue_credential(run)
+
+
+def project_resources(project: Project) -> dict[str, list[str]]:
+    def keys(model: Any) -> list[str]:
+        return sorted(model.objects.filter(project=project).values_list("key", flat=True))
+
+    return {"model": keys(ModelEndpoint), "function": sorted({*keys(Function), *BUILTIN_TOOLS}),
+            "connection": keys(ApiConnection), "knowledge_base": keys(KnowledgeBase),
+            "dataset": keys(Dataset)}
 
 
 def run_client(credential: str) -> APIClient:

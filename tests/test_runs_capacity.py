@@ -18,6 +18,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_it_answers_429_at_capacity(api: Api, alice: Any, acme: Any, runner_configured: Any,
                                     rds: redis.Redis) -> None:
     runner_configured.KIONGA_DESIGNER_MAX_RUNS = 2
+    runner_configured.KIONGA_PROJECT_MAX_RUNS = 10  # the runner's cap applies first
     design = make_design(alice, acme)
     client = api.client_for(alice)
     first = [client.post(start_url(design), {}, format="json") for _ in range(2)]
@@ -34,6 +35,7 @@ def test_it_uses_the_cap_the_runner_announced(api: Api, alice: Any, acme: Any,
                                               runner_configured: Any,
                                               rds: redis.Redis) -> None:
     rds.hset(protocol.RUNNER_INFO_KEY, "max_runs", 1)
+    runner_configured.KIONGA_PROJECT_MAX_RUNS = 10
     design = make_design(alice, acme)
     client = api.client_for(alice)
     assert client.post(start_url(design), {}, format="json").status_code == 201

@@ -16,7 +16,7 @@ from kionga import upstream
 from kionga.builtin_tools import BUILTIN_TOOLS
 from kionga.errors import APIError
 from kionga.resource_models import ApiConnection, Dataset, DatasetObject, Function, ModelEndpoint
-from runs.internal.checks import check_resource
+from runs.internal.checks import check_in_scope, check_resource, check_side_effects
 from runs.models import Run
 
 # Below the runner client's 30 s default, so the runner gets our clean 503 instead of
@@ -72,6 +72,9 @@ def _bill(run: Run, endpoint: ModelEndpoint, prompt: int, completion: int) -> No
 
 def do_invoke_function(run: Run, name: str, value: Any) -> dict[str, Any]:
     """A built-in tool, else the project's Function webhook: POST {"input": value}."""
+    check_side_effects(run, f"Function {name!r}")
+    # Built-in tools too: a run calls only the tools its graph names.
+    check_in_scope(run, "function", name)
     builtin = BUILTIN_TOOLS.get(name)
     if builtin is not None:
         try:

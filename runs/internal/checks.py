@@ -1,7 +1,10 @@
-"""Validation of internal-route requests: lookups scoped to the run's project, bodies.
+"""Validation of internal-route requests: lookups scoped to the run, bodies.
 
-A missing resource and another project's resource give the same 404 and message,
-so a run learns nothing about other tenants.
+A run may use only the resources its graph names (Run.resources, stored at start)
+and only in its own project. A resource outside the graph, a missing one and another
+project's give the same 404 and message, so a run learns nothing about what exists.
+Tool and API calls have side effects: they need a run started with
+allow_side_effects (a published version's were approved when it was published).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from urllib.parse import unquote
 
 import httpx
 
+from contracts.registry import ResourceKind
 from kionga.errors import APIError, check_json_object
 from kionga.resource_models import ApiConnection, ProjectResource
 from runs.models import Run
@@ -36,15 +40,43 @@ def denied(message: str) -> APIError:
     return APIError(403, "resource_denied", message)
 
 
-def missing(kind: str, key: str) -> APIError:
-    return APIError(404, "resource_denied", f"There is no {kind} {key!r} in this run's project.")
+NAMES: dict[ResourceKind, str] = {
+    "model": "model", "function": "function", "connection": "API connection",
+    "knowledge_base": "knowledge base", "dataset": "dataset", "version": "published version",
+}
 
 
-def check_resource(run: Run, model: type[R], kind: str, key: str) -> R:
+def missing(kind: ResourceKind, key: str) -> APIError:
+    return APIError(404, "resource_denied",
+                    f"This run has no {NAMES[kind]} {key!r}: its graph names no such "
+                    f"{NAMES[kind]} of its project.")
+
+
+def in_scope(run: Run, kind: ResourceKind) -> list[str]:
+    """The IDs of `kind` the run's graph names (nothing for a malformed scope)."""
+    allowed = run.resources.get(kind) if isinstance(run.resources, dict) else None
+    return [key for key in allowed if isinstance(key, str)] if isinstance(allowed, list) else []
+
+
+def check_in_scope(run: Run, kind: ResourceKind, key: str) -> None:
+    if key not in in_scope(run, kind):
+        raise missing(kind, key)
+
+
+def check_resource(run: Run, model: type[R], kind: ResourceKind, key: str) -> R:
+    check_in_scope(run, kind, key)
     found = model._default_manager.filter(project_id=run.project_id, key=key).first()
     if found is None:
         raise missing(kind, key)
     return found
+
+
+def check_side_effects(run: Run, what: str) -> None:
+    """403 side_effects_not_allowed unless the run may call tools and APIs."""
+    if not run.allow_side_effects:
+        raise APIError(403, "side_effects_not_allowed",
+                       f"{what} has side effects and this run was started without "
+                       "allow_side_effects; start it with allow_side_effects: true.")
 
 
 def check_messages(body: Any) -> list[dict[str, str]]:

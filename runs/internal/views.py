@@ -34,7 +34,8 @@ def invoke_function(request: Request, name: str) -> Response:
           responses=doc.answers(200, doc.CONNECTION), operation_id="internal_invoke_connection")
 def invoke_connection(request: Request, connection_id: str) -> Response:
     run = run_of(request)
-    connection = checks.check_resource(run, ApiConnection, "API connection", connection_id)
+    checks.check_side_effects(run, f"API connection {connection_id!r}")
+    connection = checks.check_resource(run, ApiConnection, "connection", connection_id)
     method, url, body = checks.check_connection_call(connection, request.data)
     return Response(actions.do_invoke_connection(connection, method, url, body))
 
@@ -42,7 +43,11 @@ def invoke_connection(request: Request, connection_id: str) -> Response:
 @run_view(["GET"], responses=doc.answers(200, doc.KNOWLEDGE_BASES),
           operation_id="internal_knowledge_bases")
 def knowledge_bases(request: Request) -> Response:
-    found = KnowledgeBase.objects.filter(project_id=run_of(request).project_id).order_by("key")
+    # Only those of the run's graph: the run may search no other.
+    run = run_of(request)
+    found = KnowledgeBase.objects.filter(
+        project_id=run.project_id, key__in=checks.in_scope(run, "knowledge_base")
+    ).order_by("key")
     return Response({"knowledge_bases": [{"id": kb.key, "name": kb.name or kb.key}
                                          for kb in found]})
 
@@ -51,7 +56,8 @@ def knowledge_bases(request: Request) -> Response:
           responses=doc.answers(200, doc.SEARCH), operation_id="internal_search_knowledge")
 def search_knowledge(request: Request, knowledge_base_id: str) -> Response:
     run = run_of(request)
-    knowledge_base = checks.check_resource(run, KnowledgeBase, "knowledge base", knowledge_base_id)
+    knowledge_base = checks.check_resource(run, KnowledgeBase, "knowledge_base",
+                                           knowledge_base_id)
     query, limit = checks.check_search(request.data)
     return Response({"documents": search_documents(knowledge_base, query, limit)})
 

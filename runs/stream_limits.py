@@ -1,0 +1,72 @@
+"""How many event streams one gateway process serves: per user, and in all.
+
+A live stream holds one Redis connection while it waits (XREAD BLOCK), so the
+process's async Redis pool is sized for KIONGA_MAX_STREAMS and some room for other
+commands (kionga.redis_client). Without caps, one viewer opening a hundred streams
+took every pooled connection and another tenant's stream found none. A stream beyond
+the user's share is 429 ``too_many_streams``; beyond the process's budget it is 503
+``streams_at_capacity``.
+
+Counted in the process, not in Redis: streams are served by one event loop per
+process, which is exactly what holds the connections, and a crashed process leaves no
+count behind. With several gateway workers a user may hold a share in each.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
+
+from django.conf import settings
+
+from kionga.errors import APIError
+
+Release = Callable[[], None]
+
+
+class StreamBudget:
+    def __init__(self) -> None:
+        # Released from the event loop or, as a safety net, from a finalizer in
+        # whichever thread drops the response.
+        self._lock = threading.Lock()
+        self._per_user: Counter[int] = Counter()
+
+    def open(self, user_id: int) -> Release:
+        """Count one stream of user_id, or refuse it; returns its (idempotent) release."""
+        per_user, total = settings.KIONGA_MAX_STREAMS_PER_USER, settings.KIONGA_MAX_STREAMS
+        with self._lock:
+            if self._per_user[user_id] >= per_user:
+                raise APIError(429, "too_many_streams",
+                               f"You already follow {per_user} event streams; close one "
+                               "first (KIONGA_MAX_STREAMS_PER_USER).",
+                               {"max_streams_per_user": per_user})
+            if self._per_user.total() >= total:
+                raise APIError(503, "streams_at_capacity",
+                               "This gateway serves as many event streams as it can; try "
+                               "again shortly or read the events as JSON pages.",
+                               {"max_streams": total})
+            self._per_user[user_id] += 1
+        released = threading.Event()
+
+        def release() -> None:
+            with self._lock:
+                if not released.is_set():
+                    released.set()
+                    self._per_user[user_id] -= 1
+                    if self._per_user[user_id] <= 0:
+                        del self._per_user[user_id]
+
+        return release
+
+
+BUDGET = StreamBudget()
+
+
+async def counted(stream: AsyncIterator[bytes], release: Release) -> AsyncIterator[bytes]:
+    """`stream`, releasing its place when it ends, fails or the client goes away."""
+    try:
+        async for chunk in stream:
+            yield chunk
+    finally:
+        release()
