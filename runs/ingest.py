@@ -269,3 +269,19 @@ def drain_claimed(client: redis.Redis, consumer: str, min_idle_ms: int) -> int:
     """Take over and handle the pending entries idle that long (0: all of them)."""
     return sum(process(client, batch)
                for batch in ingest_stream.claimed_batches(client, consumer, min_idle_ms))
+
+
+def catch_up_and_reap(client: redis.Redis, consumer: str, candidates: list[str]) -> int:
+    """The periodic pass: store what was sent (abandoned entries too), trim what is
+    committed, then reap the `candidates` (runs whose lease was already gone before
+    this pass) that are still active and have no entry left on the way."""
+    drain_claimed(client, consumer, ingest_stream.IDLE_CLAIM_MS)
+    while drain_once(client, consumer, block_ms=1):
+        pass
+    ingest_stream.trim_committed(client)
+    if not candidates:
+        return 0
+    undrained = ingest_stream.undrained_runs(client)
+    if undrained is None:
+        return 0  # too much on the way to tell: next pass
+    return reaper.reap(client, [run for run in candidates if run not in undrained])

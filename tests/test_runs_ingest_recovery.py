@@ -3,16 +3,13 @@ entries are claimed at once by the next one, a run is not reaped while entries o
 are still on the way, events below a stored terminal event are still stored, and what
 is committed is trimmed from the stream."""
 
-from datetime import timedelta
 from typing import Any
 
 import pytest
 import redis
-from django.utils import timezone
 
 from runner import protocol
 from runs import ingest, ingest_stream
-from runs.management.commands.run_events import Command
 from runs.models import Run
 from tests.ingest_helpers import drain, events, make_run, send, seqs
 
@@ -28,10 +25,9 @@ def _die_holding(stream: redis.Redis, count: int) -> None:
     assert len(answer[0][1]) == count
 
 
-def _lost(run: Run) -> Run:
-    """As if its runner were gone: old enough, no slot lease."""
-    Run.objects.filter(pk=run.pk).update(created_at=timezone.now() - timedelta(seconds=30))
-    return run
+def _pass(stream: redis.Redis, lost: Run) -> None:
+    """The ingester's periodic pass, with `lost` among the runs whose lease is gone."""
+    ingest.catch_up_and_reap(stream, "live", [str(lost.pk)])
 
 
 def test_it_claims_a_dead_consumers_entries_at_start(alice: Any, acme: Any,
@@ -68,23 +64,23 @@ def test_it_stores_events_that_arrive_below_a_stored_end(alice: Any, acme: Any,
 
 def test_it_does_not_reap_a_run_whose_entries_are_still_pending(
         alice: Any, acme: Any, stream: redis.Redis) -> None:
-    run = _lost(make_run(alice, acme, status="running"))
+    run = make_run(alice, acme, status="running")
     send(stream, run, events(*COMPLETE))
     _die_holding(stream, 4)  # idle for less than IDLE_CLAIM_MS: not claimed by a pass
     assert ingest_stream.undrained_runs(stream) == {str(run.pk)}
-    Command()._loop_once(stream, "live", next_reap=0.0, every=1.0)
+    _pass(stream, run)
     run.refresh_from_db()
     assert run.status == "running" and seqs(run) == []
     ingest.drain_claimed(stream, "live", min_idle_ms=0)
     assert ingest_stream.undrained_runs(stream) == set()
-    Command()._loop_once(stream, "live", next_reap=0.0, every=1.0)
+    _pass(stream, run)
     run.refresh_from_db()
     assert run.status == "completed" and seqs(run) == [0, 1, 2, 3]
 
 
 def test_it_does_not_reap_a_run_whose_entries_are_not_read_yet(
         alice: Any, acme: Any, stream: redis.Redis) -> None:
-    run = _lost(make_run(alice, acme, status="running"))
+    run = make_run(alice, acme, status="running")
     send(stream, run, events(*COMPLETE))
     assert ingest_stream.undrained_runs(stream) == {str(run.pk)}
     drain(stream)
@@ -93,8 +89,8 @@ def test_it_does_not_reap_a_run_whose_entries_are_not_read_yet(
 
 def test_it_still_reaps_a_lost_run_with_nothing_on_the_way(alice: Any, acme: Any,
                                                           stream: redis.Redis) -> None:
-    run = _lost(make_run(alice, acme, status="running"))
-    Command()._loop_once(stream, "live", next_reap=0.0, every=1.0)
+    run = make_run(alice, acme, status="running")
+    _pass(stream, run)
     run.refresh_from_db()
     assert run.status == "failed" and run.error == {
         "code": "runner_lost", "message": "The runner stopped while the run was active."}

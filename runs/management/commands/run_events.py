@@ -68,17 +68,8 @@ class Command(BaseCommand):
         if time.monotonic() < next_reap:
             ingest.drain_once(client, consumer)
             return next_reap
-        # Lost leases first, then the events already sent (abandoned ones too), then
-        # reap what is still active and has no entry left on the way.
-        candidates = reaper.lost_candidates(client)
-        ingest.drain_claimed(client, consumer, ingest_stream.IDLE_CLAIM_MS)
-        while ingest.drain_once(client, consumer, block_ms=1):
-            pass
-        ingest_stream.trim_committed(client)
-        if candidates:
-            undrained = ingest_stream.undrained_runs(client)
-            if undrained is not None:
-                reaper.reap(client, [run for run in candidates if run not in undrained])
+        # Lost leases first, then the events already sent, then reap.
+        ingest.catch_up_and_reap(client, consumer, reaper.lost_candidates(client))
         return time.monotonic() + every
 
     def _stop(self, signum: int, frame: FrameType | None) -> None:
