@@ -84,6 +84,14 @@ app.conf.update(
     task_time_limit=TASK_TIME_LIMIT,
     worker_disable_rate_limits=True,
     worker_send_task_events=False,
+    # No remote control (pidbox), and the Procfile line starts the worker without
+    # gossip, mingle and heartbeat events: the runner needs none of them, so its Redis
+    # user (docker/redis-users.acl) may touch only its queue, its Celery bookkeeping
+    # (prefixed `runner` here) and the run keys.
+    worker_enable_remote_control=False,
+    broker_transport_options={"unacked_key": "runner.unacked",
+                              "unacked_index_key": "runner.unacked_index",
+                              "unacked_mutex_key": "runner.unacked_mutex"},
     worker_hijack_root_logger=True,
     timezone="UTC",
 )

@@ -5,7 +5,12 @@ name keys and count slots the same way.
 
 Events: the runner appends every event to the run's own stream (live SSE, deltas
 included) and every stored event (no deltas) to the shared ingest stream, which
-the gateway drains into PostgreSQL exactly once (unique run + seq).
+the gateway drains into PostgreSQL exactly once (unique run + seq). Each ingest
+entry carries an HMAC of its run and event under the run's event key, which the
+gateway derives from a secret of its own and hands to the runner inside the signed
+task (sealed, see runner/task_seal.py): whoever can write to Redis but holds no
+run's key cannot have an event stored. Entries the gateway cannot store go to the
+dead-letter stream with the reason.
 
 Slots: a sorted set of run IDs scored by lease expiry (Redis server time). The
 gateway takes a slot when it accepts a run (so a start beyond the cap is refused
@@ -29,6 +34,10 @@ QUEUE: Final = "runner"
 
 INGEST_STREAM: Final = "kionga:events"
 INGEST_GROUP: Final = "gateway"
+# Ingest entries the gateway refused (unauthenticated, malformed, or refused by the
+# database), with the reason; bounded, for an operator to inspect.
+DEAD_LETTER_STREAM: Final = "kionga:events:dead"
+DEAD_LETTER_MAXLEN: Final = 10_000
 SLOTS_KEY: Final = "kionga:runner:slots"
 RUNNER_INFO_KEY: Final = "kionga:runner:info"
 
@@ -98,6 +107,24 @@ def verify(payload: Any, signature: Any, token: str) -> bool:
 
 def encode_event(event: dict[str, Any]) -> str:
     return json.dumps(event, ensure_ascii=False, separators=(",", ":"))
+
+
+def event_mac(key: bytes, run_id: str, encoded: bytes) -> str:
+    """HMAC-SHA256 of one ingest entry (its run and its encoded event) under the
+    run's event key. The run ID is covered too, so an entry cannot be replayed as
+    another run's even if two runs shared a key."""
+    message = run_id.encode("utf-8") + b"\n" + encoded
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
+
+
+def event_mac_valid(key: bytes, run_id: str, encoded: bytes, mac: bytes) -> bool:
+    return hmac.compare_digest(event_mac(key, run_id, encoded).encode("ascii"), mac)
+
+
+def ingest_fields(key: bytes, run_id: str, encoded: bytes) -> dict[Any, Any]:
+    """The fields of an ingest stream entry: run ID, encoded event, its MAC (typed
+    loosely: redis-py's field mapping type is invariant)."""
+    return {"run": run_id, "e": encoded, "mac": event_mac(key, run_id, encoded)}
 
 
 class RedisLike(Protocol):

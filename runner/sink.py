@@ -2,7 +2,9 @@
 
 Every event goes to the run's own stream (live SSE, deltas included); every stored
 event (all but node.delta) also goes to the shared ingest stream the gateway drains
-into PostgreSQL; the terminal event also sets the run stream's TTL. One MULTI/EXEC
+into PostgreSQL, with the MAC of the run's event key (from the signed task) so the
+gateway stores only what the run's runner sent; the terminal event also sets the
+run stream's TTL. One MULTI/EXEC
 round trip carries everything queued so far (one event when Redis keeps up), so a
 batch is applied whole or not at all and a retry never leaves half of one behind.
 (A reply lost after EXEC applied can still repeat a batch on retry: readers dedupe
@@ -33,6 +35,7 @@ from runner.protocol import (
     STREAM_MAXLEN,
     STREAM_TTL_SECONDS,
     encode_event,
+    ingest_fields,
     run_stream,
 )
 
@@ -51,10 +54,11 @@ RETRYABLE: Final = (redis.ConnectionError, redis.TimeoutError, redis.ReadOnlyErr
 
 
 class EventSink:
-    def __init__(self, client: redis.Redis, run_id: str, *,
+    def __init__(self, client: redis.Redis, run_id: str, *, event_key: bytes,
                  retry_seconds: float = RETRY_SECONDS) -> None:
         self._redis = client
         self._run_id = run_id
+        self._event_key = event_key  # the run's, from its task: authenticates its events
         self._stream = run_stream(run_id)
         self._retry_seconds = retry_seconds
         self._buffer: deque[Event] = deque()
@@ -133,10 +137,10 @@ class EventSink:
     def _write(self, batch: list[Event]) -> None:
         pipe = self._redis.pipeline(transaction=True)
         for event in batch:
-            data = encode_event(event)
+            data = encode_event(event).encode("utf-8")
             pipe.xadd(self._stream, {"e": data}, maxlen=STREAM_MAXLEN, approximate=True)
             if event.get("type") != "node.delta":
-                pipe.xadd(INGEST_STREAM, {"run": self._run_id, "e": data})
+                pipe.xadd(INGEST_STREAM, ingest_fields(self._event_key, self._run_id, data))
             if event.get("type") in TERMINAL_TYPES:
                 pipe.expire(self._stream, STREAM_TTL_SECONDS)
         pipe.execute()

@@ -4,7 +4,8 @@ The gateway builds the payload (runs/dispatch.py build_payload) and signs it, so
 malformed one is a bug, not an attack; still, every field is checked for its type,
 and errors name the field, never its value (values may hold the run credential).
 The model configuration never comes from the payload: it is the runner's own
-(MLAIOPS_LLM_*).
+(MLAIOPS_LLM_*). The run credential and the run's event key travel sealed
+(`sealed`, runner/task_seal.py) with a key derived from the runner token.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from runner.request import RunRequest
 from runner.settings import RunnerSettings
+from runner.task_seal import SealError, unseal
 
 
 class PayloadError(ValueError):
@@ -21,10 +23,37 @@ class PayloadError(ValueError):
 
 
 @dataclass(frozen=True)
+class TaskSecrets:
+    credential: str
+    event_key: bytes  # signs the run's ingest entries (runner.protocol.event_mac)
+
+
+@dataclass(frozen=True)
 class RunTask:
     request: RunRequest
     credential: str
     callback_url: str
+
+
+def task_secrets(payload: dict[str, Any], token: str) -> TaskSecrets:
+    """The sealed credential and event key of a signed payload."""
+    sealed = _required(payload, "sealed", str)
+    try:
+        values = unseal(sealed, token, str(payload.get("run_id")))
+        return TaskSecrets(values["credential"], bytes.fromhex(values["event_key"]))
+    except (SealError, KeyError, ValueError) as exc:
+        raise PayloadError("payload field 'sealed' must hold the credential and event "
+                           "key, sealed for this runner and run") from exc
+
+
+def event_key_of(payload: dict[str, Any], token: str) -> bytes:
+    """The run's event key, or an empty one (its events will then be refused by the
+    gateway) when the payload has none: the sink needs a key before the payload is
+    parsed, to report a payload it cannot use."""
+    try:
+        return task_secrets(payload, token).event_key
+    except PayloadError:
+        return b""
 
 
 def parse_task(payload: dict[str, Any], settings: RunnerSettings) -> RunTask:
@@ -40,7 +69,7 @@ def parse_task(payload: dict[str, Any], settings: RunnerSettings) -> RunTask:
         secret_patterns=list(dict.fromkeys(patterns)),  # merged, in order, once each
         llm=settings.llm,
     )
-    credential = _required(payload, "credential", str)
+    credential = task_secrets(payload, settings.token).credential
     callback_url = _required(payload, "callback_url", str)
     if not credential or not callback_url.startswith(("http://", "https://")):
         raise PayloadError("credential and an http(s) callback_url are required")

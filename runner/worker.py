@@ -28,7 +28,7 @@ from runner.events import Event, now_iso
 from runner.http_resources import HttpResources
 from runner.settings import RunnerSettings, load_settings
 from runner.sink import RETRY_SECONDS, RETRYABLE, EventSink, sink_client
-from runner.task_payload import PayloadError, RunTask, parse_task
+from runner.task_payload import PayloadError, RunTask, event_key_of, parse_task
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +111,7 @@ def _claim(client: redis.Redis, run_id: str) -> bool:
 
 def _run_claimed(client: redis.Redis, settings: RunnerSettings, run_id: str,
                  payload: dict[str, Any]) -> str:
-    sink = EventSink(client, run_id)
+    sink = EventSink(client, run_id, event_key=event_key_of(payload, settings.token))
     try:
         if _retrying(lambda: bool(client.exists(protocol.cancel_key(run_id))),
                      f"run {run_id}: cancel key"):

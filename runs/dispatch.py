@@ -1,7 +1,9 @@
 """Hand a run to the runner: a capacity slot first, then a signed Celery task.
 
 Nothing secret from the platform goes into the payload: graphs hold resource IDs,
-and the run credential is the only key the runner gets.
+and the run credential and the run's event key (runs/event_keys.py) are the only
+keys the runner gets, sealed for it (runner/task_seal.py) so no other reader of the
+broker learns them.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from django.conf import settings
 from kionga.errors import APIError
 from kionga.redis_client import sync_redis
 from runner import protocol
+from runner.task_seal import seal
+from runs.event_keys import event_key
 from runs.models import Run
 
 
@@ -43,8 +47,10 @@ def release_capacity(*run_ids: str) -> None:
 
 def build_payload(run: Run, graph: dict[str, Any], history: list[dict[str, Any]],
                   credential: str) -> dict[str, Any]:
+    run_id = str(run.pk)
+    secrets = {"credential": credential, "event_key": event_key(run_id).hex()}
     return {
-        "run_id": str(run.pk),
+        "run_id": run_id,
         "project_id": run.project_id,
         "graph": graph,
         "input": run.input,
@@ -54,7 +60,7 @@ def build_payload(run: Run, graph: dict[str, Any], history: list[dict[str, Any]]
         "stop_after": run.stop_after or None,
         "subflows": {},
         "secret_patterns": list(settings.KIONGA_SECRET_PATTERNS),
-        "credential": credential,
+        "sealed": seal(secrets, settings.KIONGA_AGENT_DESIGNER_RUNNER_TOKEN, run_id),
         "callback_url": settings.KIONGA_AGENT_DESIGNER_CALLBACK_URL,
         "issued_at": datetime.now(UTC).isoformat(),
     }

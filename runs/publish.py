@@ -8,17 +8,18 @@ from typing import Any
 import redis
 
 from runner import protocol
+from runs.event_keys import ingest_fields
 
 
 def publish_event(client: redis.Redis, run_id: str, event: dict[str, Any], *,
                   store: bool) -> None:
     """One round trip: the run's live stream, the ingest stream when the ingester is
     to store it (`store`), and the stream's TTL (these are terminal events)."""
-    encoded = protocol.encode_event(event)
+    encoded = protocol.encode_event(event).encode("utf-8")
     stream = protocol.run_stream(run_id)
     pipe = client.pipeline(transaction=False)
     pipe.xadd(stream, {"e": encoded}, maxlen=protocol.STREAM_MAXLEN, approximate=True)
     if store:
-        pipe.xadd(protocol.INGEST_STREAM, {"run": run_id, "e": encoded})
+        pipe.xadd(protocol.INGEST_STREAM, ingest_fields(run_id, encoded))
     pipe.expire(stream, protocol.STREAM_TTL_SECONDS)
     pipe.execute()

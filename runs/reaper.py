@@ -1,14 +1,22 @@
-"""End runs whose runner is gone: no run stays `running` forever.
+"""Runs the gateway ends itself with `run.failed`: lost runners and refused events.
 
 A run's slot lease is renewed by its runner; when the lease has run out and the run
-is still active after the events that were already sent are stored, the runner
-died (kill -9, lost host, dropped task). The run then ends with `run.failed`,
-reason `runner_lost`, written here as its next event.
+is still active after the events that were already sent are stored — and none of
+its entries is still waiting in the ingest stream — the runner died (kill -9, lost
+host, dropped task). The run then ends with reason `runner_lost`.
+
+A run one of whose authentic events the ingester could not store (runs/ingest.py)
+ends with reason `event_rejected`: its event log would have a hole.
+
+Either way the gateway writes the run's next event itself, tells a runner that may
+still be executing it to stop (cancel key) and a task not started yet not to start
+(claim key), and shows the end to live readers.
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Final
 
 import redis
 from django.db import transaction
@@ -23,6 +31,16 @@ from runs.publish import publish_event
 # A run younger than this cannot have lost its runner yet (its slot was just taken).
 GRACE = timedelta(seconds=2)
 
+# Reasons (and error codes) of the run.failed events the gateway writes.
+RUNNER_LOST: Final = "runner_lost"
+EVENT_REJECTED: Final = "event_rejected"
+MESSAGES: Final = {
+    RUNNER_LOST: "The runner stopped while the run was active.",
+    EVENT_REJECTED: "An event of the run could not be stored; the run was stopped.",
+}
+# How long the claim and cancel keys the gateway sets outlive the run.
+KEY_SECONDS: Final = 86_400
+
 
 def lost_candidates(client: redis.Redis) -> list[str]:
     """Active runs whose slot lease is gone. Call BEFORE draining events, then reap."""
@@ -33,26 +51,28 @@ def lost_candidates(client: redis.Redis) -> list[str]:
 
 
 def reap(client: redis.Redis, run_ids: list[str]) -> int:
-    reaped = 0
-    for run_id in run_ids:
-        reaped += _reap_one(client, run_id)
-    return reaped
+    return sum(fail_run(client, run_id, RUNNER_LOST) for run_id in run_ids)
 
 
-def _reap_one(client: redis.Redis, run_id: str) -> int:
+def fail_run(client: redis.Redis, run_id: str, reason: str) -> int:
+    """End an active run with run.failed (`reason` is also the error code); 1 if it
+    was active, else 0 (already ended: nothing is written)."""
     with transaction.atomic():
         run = Run.objects.select_for_update().filter(pk=run_id,
                                                      status__in=ACTIVE_STATUSES).first()
         if run is None:
             return 0
         last = RunEvent.objects.filter(run=run).aggregate(m=Max("seq"))["m"]
-        event = protocol.ending_event(
-            "run.failed", 0 if last is None else last + 1, reason="runner_lost",
-            code="runner_lost", message="The runner stopped while the run was active.")
+        event = protocol.ending_event("run.failed", 0 if last is None else last + 1,
+                                      reason=reason, code=reason, message=MESSAGES[reason])
         RunEvent.objects.create(run=run, seq=event["seq"], type=event["type"], data=event)
         run.save(update_fields=apply_event(run, event))
         do_finish_run(run)
-    # A late or redelivered task must not start it again; live readers see the end.
-    client.set(protocol.claim_key(run_id), "reaped", ex=86400)
+    # A late or redelivered task must not start it again, a runner still executing
+    # it must stop; live readers see the end.
+    pipe = client.pipeline(transaction=False)
+    pipe.set(protocol.claim_key(run_id), "reaped", ex=KEY_SECONDS)
+    pipe.set(protocol.cancel_key(run_id), "1", ex=KEY_SECONDS)
+    pipe.execute()
     publish_event(client, run_id, event, store=False)  # stored above already
     return 1

@@ -18,6 +18,8 @@ PROCFILE = ROOT / "Procfile"
 GATEWAY_DOCKERFILE = DOCKER / "Dockerfile.gateway"
 RUNNER_DOCKERFILE = DOCKER / "Dockerfile.runner"
 RUNNER_REQUIREMENTS = DOCKER / "requirements-runner.txt"
+REDIS_ACL = DOCKER / "redis-users.acl"
+REDIS_START = DOCKER / "redis-start.sh"
 
 # Procfile process -> compose service (same names) and the image that runs it by default.
 PROCFILE_SERVICES = ["gateway", "internal", "events", "beat", "runner"]
@@ -39,7 +41,8 @@ RUNNER_ENV_ALLOWED = {
     "KIONGA_JUDGE_MODEL",
 }
 # Gateway-only secrets: none may reach the runner, not even inside another value.
-GATEWAY_SECRETS = ["DATABASE_URL", "POSTGRES_PASSWORD", "DJANGO_SECRET_KEY", "postgres://"]
+GATEWAY_SECRETS = ["DATABASE_URL", "POSTGRES_PASSWORD", "DJANGO_SECRET_KEY", "postgres://",
+                   "REDIS_GATEWAY_PASSWORD"]
 # What the runner image may copy from the build context.
 RUNNER_COPY_ALLOWED = {"runner", "contracts", "docker/requirements-runner.txt",
                        "docker/healthcheck.py"}

@@ -226,6 +226,8 @@ EXTRA_MUTATIONS: list[tuple[str, Callable[[dict[str, Any]], None]]] = [
         KIONGA_AGENT_DESIGNER_RUNNER_TOKEN="x")),
     ("secrets", lambda runner: runner["environment"].update(
         REDIS_URL="redis://redis/0?pw=${POSTGRES_PASSWORD}")),
+    ("secrets", lambda runner: runner["environment"].update(
+        REDIS_URL="redis://gateway:${REDIS_GATEWAY_PASSWORD:?x}@redis:6379/0")),
     ("networks", lambda runner: runner.update(networks=["edge"])),
     ("networks", lambda runner: runner.update(networks=["backend"])),
     ("networks", lambda runner: runner.pop("networks")),
@@ -321,7 +323,12 @@ def test_it_configures_the_gateway_for_the_runner() -> None:
     env = env_of(service(load_compose(), "gateway"))
     assert env["KIONGA_AGENT_DESIGNER_RUNNER_URL"] == "http://runner:9100"
     assert env["DATABASE_URL"].startswith("postgres://")
-    assert env["REDIS_URL"] == env_of(service(load_compose(), "runner"))["REDIS_URL"]
+    # One Redis, one user each (docker/redis-users.acl; tests/test_docker_redis_acl.py).
+    assert env["REDIS_URL"].startswith("redis://gateway:${REDIS_GATEWAY_PASSWORD:?")
+    assert env["REDIS_URL"].endswith("@redis:6379/0")
+    runner_url = env_of(service(load_compose(), "runner"))["REDIS_URL"]
+    assert runner_url.startswith("redis://runner:${REDIS_RUNNER_PASSWORD:?")
+    assert runner_url.endswith("@redis:6379/0")
     for name in ("MLAIOPS_LLM_BACKEND", "MLAIOPS_LLM_MODEL", "MLAIOPS_LLM_BASE_URL",
                  "KIONGA_DESIGNER_MAX_RUNS"):
         assert name in env, name

@@ -7,7 +7,7 @@ import redis
 
 from contracts.schemas import schema_errors
 from runner import protocol
-from runs import ingest
+from runs import ingest, ingest_stream
 from runs.models import Run
 from tests.conftest import Api
 from tests.designs_helpers import make_design
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _drain(client: redis.Redis) -> None:
-    ingest.ensure_group(client)
+    ingest_stream.ensure_group(client)
     while ingest.drain_once(client, "test", block_ms=20):
         pass
 

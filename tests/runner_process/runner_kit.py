@@ -28,6 +28,7 @@ from celery import Celery
 
 from contracts.normalize import normalize
 from runner import protocol
+from runner.task_seal import seal, unseal
 from tests.loopback import serving
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,6 +43,8 @@ def _test_redis_url() -> str:
 
 REDIS_URL = _test_redis_url()
 TOKEN = "runner-test-token-0123456789"
+# The event key the gateway would derive for a run; one for every test run here.
+EVENT_KEY = bytes(range(32))
 TERMINAL = {"run.completed", "run.failed", "run.cancelled"}
 # Several test sessions may share Redis db 5 at once (people running the suite side
 # by side): each session's workers consume a queue of their own so no worker takes
@@ -174,13 +177,19 @@ def knowledge_graph() -> dict[str, Any]:
 
 def payload(graph: dict[str, Any], *, run_id: str | None = None, text: str = "hello there",
             callback_url: str = "http://127.0.0.1:9/api/v1") -> dict[str, Any]:
+    run_id = run_id or str(uuid.uuid4())
+    secrets = {"credential": f"run-cred-{uuid.uuid4().hex}", "event_key": EVENT_KEY.hex()}
     return {
-        "run_id": run_id or str(uuid.uuid4()), "project_id": 1, "graph": graph,
+        "run_id": run_id, "project_id": 1, "graph": graph,
         "input": text, "session_id": None, "history": [], "allow_side_effects": False,
         "stop_after": None, "subflows": {}, "secret_patterns": [],
-        "credential": f"run-cred-{uuid.uuid4().hex}", "callback_url": callback_url,
+        "sealed": seal(secrets, TOKEN, run_id), "callback_url": callback_url,
         "issued_at": "2026-11-30T00:00:00+00:00",
     }
+
+
+def credential_of(body: dict[str, Any]) -> str:
+    return unseal(body["sealed"], TOKEN, body["run_id"])["credential"]
 
 
 def send(app: Celery, client: redis.Redis, body: dict[str, Any], *,
@@ -219,9 +228,13 @@ def stream_events(client: redis.Redis, run_id: str) -> list[dict[str, Any]]:
 
 
 def ingest_events(client: redis.Redis, run_id: str) -> list[dict[str, Any]]:
+    """The run's ingest entries' events; each entry must carry the MAC of the run's
+    event key (the gateway stores nothing else)."""
     entries: Any = client.xrange(protocol.INGEST_STREAM)
-    return [json.loads(fields[b"e"]) for _id, fields in entries
-            if fields[b"run"].decode() == run_id]
+    mine = [fields for _id, fields in entries if fields[b"run"].decode() == run_id]
+    for fields in mine:
+        assert protocol.event_mac_valid(EVENT_KEY, run_id, fields[b"e"], fields[b"mac"])
+    return [json.loads(fields[b"e"]) for fields in mine]
 
 
 @contextmanager

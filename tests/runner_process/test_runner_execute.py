@@ -16,6 +16,7 @@ from runner.sink import sink_client
 from tests.runner_process.runner_kit import (
     REDIS_URL,
     TOKEN,
+    credential_of,
     knowledge_graph,
     mock_graph,
     payload,
@@ -103,4 +104,4 @@ def test_it_keeps_the_payload_out_of_the_log_of_a_bad_signature(
     assert worker.execute(body, None, settings=settings, client=client) == "bad_signature"
     assert worker.execute("junk", "x", settings=settings, client=client) == "bad_signature"
     assert "invalid signature" in caplog.text
-    assert body["credential"] not in caplog.text and body["run_id"] not in caplog.text
+    assert credential_of(body) not in caplog.text and body["run_id"] not in caplog.text

@@ -19,6 +19,7 @@ from runner import protocol
 from tests.runner_process.runner_kit import (
     TOKEN,
     Worker,
+    credential_of,
     ingest_events,
     knowledge_graph,
     mock_graph,
@@ -70,7 +71,7 @@ def test_it_drops_a_task_with_a_bad_signature(runner_worker: Worker, rds: redis.
     assert rds.get(protocol.claim_key(run_id)) is None
     assert rds.zscore(protocol.SLOTS_KEY, run_id) == lease  # untouched
     assert wait_for(lambda: "invalid signature" in runner_worker.log(), 5)
-    assert body["credential"] not in runner_worker.log()
+    assert credential_of(body) not in runner_worker.log()
     rds.zrem(protocol.SLOTS_KEY, run_id)
 
 
@@ -128,17 +129,17 @@ def test_it_does_not_run_a_task_whose_slot_is_gone(runner_worker: Worker, rds: r
 def test_it_fails_a_run_whose_signed_payload_is_unusable(
         runner_worker: Worker, rds: redis.Redis, celery_client: Celery) -> None:
     body = payload(mock_graph())
-    body["credential"] = None
+    body["sealed"] = payload(mock_graph())["sealed"]  # sealed for another run
     events = read_run(rds, send(celery_client, rds, body))
     assert [(e["type"], e["reason"]) for e in events] == [("run.failed", "invalid_request")]
-    assert "'credential'" in events[0]["error"]["message"]
+    assert "'sealed'" in events[0]["error"]["message"]
 
 
 def test_it_redacts_the_run_credential(runner_worker: Worker, rds: redis.Redis,
                                        celery_client: Celery) -> None:
     body = payload(mock_graph())
-    body["input"] = f"my key is {body['credential']}"
+    body["input"] = f"my key is {credential_of(body)}"
     events = read_run(rds, send(celery_client, rds, body))
     assert events[-1]["type"] == "run.completed"
-    assert body["credential"] not in json.dumps(events)
+    assert credential_of(body) not in json.dumps(events)
     assert TOKEN not in json.dumps(events)

@@ -17,6 +17,8 @@ from runner.events import now_iso
 from runner.sink import EventSink, sink_client
 from tests.runner_process.runner_kit import REDIS_URL, RedisServer, free_port, wait_for
 
+KEY = b"k" * 32
+
 
 def event(seq: int, type_: str = "node.started", **fields: Any) -> dict[str, Any]:
     return {"seq": seq, "type": type_, "at": now_iso(), **fields}
@@ -38,7 +40,7 @@ def private_redis(tmp_path: Path) -> Iterator[RedisServer]:
 
 def test_it_writes_stored_events_to_both_streams_and_deltas_to_one(rds: redis.Redis) -> None:
     run_id = str(uuid.uuid4())
-    sink = EventSink(sink_client(REDIS_URL), run_id)
+    sink = EventSink(sink_client(REDIS_URL), run_id, event_key=KEY)
     sent = [event(0, "run.started"), event(0, "node.delta", node_id="m", attempt=1, delta="hi",
                                            delta_index=0),
             event(1, "run.completed", output="x", usage={"tokens": 1})]
@@ -52,12 +54,27 @@ def test_it_writes_stored_events_to_both_streams_and_deltas_to_one(rds: redis.Re
     assert (sink.last_seq, sink.terminal_seen) == (1, True)
 
 
+def test_it_authenticates_each_ingest_entry_with_the_run_key(rds: redis.Redis) -> None:
+    run_id = str(uuid.uuid4())
+    sink = EventSink(sink_client(REDIS_URL), run_id, event_key=KEY)
+    for seq in range(3):
+        sink(event(seq))
+    assert sink.close(5)
+    entries: Any = rds.xrange(protocol.INGEST_STREAM)
+    mine = [f for _id, f in entries if f[b"run"] == run_id.encode()]
+    assert len(mine) == 3
+    for fields in mine:
+        assert protocol.event_mac_valid(KEY, run_id, fields[b"e"], fields[b"mac"])
+        assert not protocol.event_mac_valid(b"x" * 32, run_id, fields[b"e"], fields[b"mac"])
+        assert not protocol.event_mac_valid(KEY, str(uuid.uuid4()), fields[b"e"], fields[b"mac"])
+
+
 @pytest.mark.allow_output  # the retries are logged on purpose
 def test_it_loses_no_event_across_a_redis_restart(private_redis: RedisServer,
                                                   caplog: pytest.LogCaptureFixture) -> None:
     run_id = str(uuid.uuid4())
     client = sink_client(private_redis.url)
-    sink = EventSink(client, run_id)
+    sink = EventSink(client, run_id, event_key=KEY)
     for seq in range(5):
         sink(event(seq))
     stream = protocol.run_stream(run_id)
@@ -81,7 +98,8 @@ def test_it_loses_no_event_across_a_redis_restart(private_redis: RedisServer,
 
 @pytest.mark.allow_output  # giving up is logged on purpose
 def test_it_gives_up_when_redis_stays_away(caplog: pytest.LogCaptureFixture) -> None:
-    sink = EventSink(sink_client(f"redis://127.0.0.1:{free_port()}/0"), "r1", retry_seconds=0.3)
+    sink = EventSink(sink_client(f"redis://127.0.0.1:{free_port()}/0"), "r1", event_key=KEY,
+                     retry_seconds=0.3)
     sink(event(0, "run.started"))
     assert not sink.close(5)
     assert sink.failed and sink.dropped == 1

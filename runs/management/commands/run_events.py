@@ -10,10 +10,10 @@ from typing import Any
 
 import redis
 from django.core.management.base import BaseCommand, CommandParser
-from django.db import close_old_connections
+from django.db import InterfaceError, OperationalError, close_old_connections
 
 from kionga.redis_client import sync_redis
-from runs import ingest, reaper
+from runs import ingest, ingest_stream, reaper
 
 log = logging.getLogger(__name__)
 
@@ -28,40 +28,48 @@ class Command(BaseCommand):
         self.stopping = False
         signal.signal(signal.SIGTERM, self._stop)
         signal.signal(signal.SIGINT, self._stop)
-        consumer = ingest.consumer_name()
+        consumer = ingest_stream.consumer_name()
         next_reap = 0.0
         client = sync_redis()
         needs_group = True
+        # At start (and after losing Redis or the database) every pending entry is
+        # taken over first: a consumer that died a moment ago left its entries
+        # there, and they come before anything newer of their runs.
+        needs_claim = True
         while not self.stopping:
             try:
                 if needs_group:
-                    ingest.ensure_group(client)
+                    ingest_stream.ensure_group(client)
                     needs_group = False
+                if needs_claim:
+                    ingest.drain_claimed(client, consumer, min_idle_ms=0)
+                    needs_claim = False
                 next_reap = self._loop_once(client, consumer, next_reap, options["reap_every"])
             except redis.ConnectionError:
                 # Redis restarting: stored events are safe in PostgreSQL; wait and go on.
                 # A Redis without persistence comes back without our group: recreate it.
                 log.warning("Redis unavailable; retrying")
-                needs_group = True
+                needs_group = needs_claim = True
                 time.sleep(0.5)
             except redis.ResponseError as exc:
                 if "NOGROUP" not in str(exc):
                     raise
-                needs_group = True
+                needs_group = needs_claim = True
+            except (OperationalError, InterfaceError):
+                # The database is away: the batch stays pending (ours) until it is back.
+                log.warning("database unavailable; retrying")
+                needs_claim = True
+                time.sleep(0.5)
             finally:
                 close_old_connections()
 
     def _loop_once(self, client: redis.Redis, consumer: str, next_reap: float,
                    every: float) -> float:
         if time.monotonic() < next_reap:
-            ingest.drain_once(client, consumer, reclaim=False)
+            ingest.drain_once(client, consumer)
             return next_reap
-        # Lost leases first, then the events already sent, then reap what is still active.
-        candidates = reaper.lost_candidates(client)
-        while ingest.drain_once(client, consumer, block_ms=1):
-            pass
-        if candidates:
-            reaper.reap(client, candidates)
+        # Lost leases first, then the events already sent, then reap.
+        ingest.catch_up_and_reap(client, consumer, reaper.lost_candidates(client))
         return time.monotonic() + every
 
     def _stop(self, signum: int, frame: FrameType | None) -> None:
