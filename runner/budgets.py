@@ -8,7 +8,7 @@ CPU-bound run stops on time too.
 
 from __future__ import annotations
 
-import time
+from time import monotonic
 from dataclasses import dataclass
 
 from contracts.registry import SETTINGS_RANGES
@@ -32,7 +32,7 @@ class Budgets:
         self.max_steps = setting(settings, "max_steps")
         self.max_tokens = setting(settings, "max_tokens")
         self.timeout_seconds = setting(settings, "timeout_seconds")
-        self.deadline = time.monotonic() + self.timeout_seconds
+        self.deadline = monotonic() + self.timeout_seconds
         self.steps = 0
         self.tokens = 0
 
@@ -55,4 +55,4 @@ class Budgets:
         return None
 
     def expired(self) -> bool:
-        return time.monotonic() >= self.deadline
+        return monotonic() >= self.deadline
