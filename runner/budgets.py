@@ -8,8 +8,8 @@ CPU-bound run stops on time too.
 
 from __future__ import annotations
 
-from time import monotonic
 from dataclasses import dataclass
+from time import monotonic
 
 from contracts.registry import SETTINGS_RANGES
 
