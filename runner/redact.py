@@ -13,7 +13,7 @@ from typing import Any, Final
 import re2
 
 from contracts.registry import LIMITS
-from contracts.text import compile_re2, utf8_safe
+from contracts.text import PatternError, compile_re2, utf8_safe
 
 REDACTED: Final = "[redacted]"
 # Ends a text or a delta stream that was cut at TEXT_BYTES.
@@ -31,6 +31,27 @@ BUILTIN_PATTERNS: Final[tuple[str, ...]] = (
     r"\bsk-[A-Za-z0-9][A-Za-z0-9_\-]{15,}",
     r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{10,}",
 )
+
+# KIONGA_SECRET_PATTERNS when it is not set (gateway and runner): API tokens, sk- keys,
+# bearer values.
+DEFAULT_SECRET_PATTERNS: Final[tuple[str, ...]] = (
+    r"kio_[A-Za-z0-9_\-]{20,}",
+    r"sk-[A-Za-z0-9_\-]{20,}",
+    r"(?i)bearer\s+[A-Za-z0-9._~+/=\-]{8,}",
+)
+
+
+def pattern_problems(patterns: Iterable[str]) -> list[tuple[str, str]]:
+    """(pattern, reason) for each pattern RE2 refuses: the gateway's system check and
+    the runner's start validate with the engine the Redactor compiles with."""
+    problems: list[tuple[str, str]] = []
+    for pattern in patterns:
+        try:
+            compile_re2(pattern)
+        except PatternError as exc:
+            problems.append((pattern, str(exc)))
+    return problems
+
 
 # How much of a streamed text is held back, beyond the last word, when configured
 # patterns could match across words (see StreamRedactor).
