@@ -10,6 +10,7 @@ fault: incompatible values never reach a component.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -17,11 +18,6 @@ from contracts.conversions import target_type
 from contracts.registry import COMPONENTS, Component
 from contracts.types import PortType
 from runner.components import IMPLEMENTATIONS, AsyncComponent, PureComponent
-
-# kind → {output port: its type}, looked up per edge and per completion.
-PORT_TYPES: dict[str, dict[str, PortType]] = {
-    kind: {p.name: p.types[0] for p in comp.outputs} for kind, comp in COMPONENTS.items()
-}
 
 
 class InvalidGraph(ValueError):
@@ -84,8 +80,10 @@ def compile_graph(graph: dict[str, Any]) -> Plan:
         config = {k: v if isinstance(v, str) else str(v)
                   for k, v in (raw.get("config") or {}).items()}
         nodes[node_id] = _spec(node_id, kind, comp, config)
-    input_id = _only(nodes, "input")
-    output_id = _only(nodes, "output")
+    # The registry's shapes say which node is which: the input kind takes nothing in,
+    # the output kind sends nothing on.
+    input_id = _only(nodes, "input", lambda comp: not comp.inputs)
+    output_id = _only(nodes, "output", lambda comp: not comp.outputs)
     nodes[output_id].is_output = True
     edges = [_edge(i, raw, nodes) for i, raw in enumerate(graph.get("edges") or [])]
     for edge in edges:
@@ -108,7 +106,9 @@ def _spec(node_id: str, kind: str, comp: Component, config: dict[str, str]) -> N
         raise InvalidGraph(f"this runner cannot run {kind!r} nodes", node_id)
     inline = cast(PureComponent, implementation) if comp.pure else None
     task = None if comp.pure else cast(AsyncComponent, implementation)
-    return NodeSpec(node_id, kind, config, comp, PORT_TYPES[kind], inline, task,
+    # {output port: its type}, looked up per edge and per completion.
+    port_types = {p.name: p.types[0] for p in comp.outputs}
+    return NodeSpec(node_id, kind, config, comp, port_types, inline, task,
                     _needs_all_inputs(comp, config))
 
 
@@ -139,10 +139,10 @@ def _edge(index: int, raw: dict[str, Any], nodes: dict[str, NodeSpec]) -> Edge:
     return Edge(index, src.id, port, dst.id, src_type, dst_type)
 
 
-def _only(nodes: dict[str, NodeSpec], kind: str) -> str:
-    found = sorted(n for n, spec in nodes.items() if spec.kind == kind)
+def _only(nodes: dict[str, NodeSpec], role: str, test: Callable[[Component], bool]) -> str:
+    found = sorted(n for n, spec in nodes.items() if test(spec.comp))
     if len(found) != 1:
-        raise InvalidGraph(f"a graph needs exactly one {kind} node, this one has {len(found)}")
+        raise InvalidGraph(f"a graph needs exactly one {role} node, this one has {len(found)}")
     return found[0]
 
 
