@@ -315,19 +315,6 @@ COMPONENTS: Final[dict[str, Component]] = {
     )
 }
 
-# Kinds whose failures can go down an `error` port.
-ERROR_PORT_KINDS: Final = frozenset(k for k, c in COMPONENTS.items() if c.output("error"))
-
-
-def component(kind: str) -> Component | None:
-    return COMPONENTS.get(kind)
-
-
-def config_default(kind: str, name: str) -> str | None:
-    comp = COMPONENTS.get(kind)
-    setting = comp.setting(name) if comp else None
-    return setting.default if setting else None
-
 
 def registry_document() -> dict[str, Any]:
     """The registry as JSON, for GET /components and `kionga capabilities`."""

@@ -44,7 +44,10 @@ def test_it_runs_a_new_kind_from_its_registry_entry_and_implementation(
         return shout(ctx, value, vtype)
 
     monkeypatch.setitem(IMPLEMENTATIONS, "shout", IMPLEMENTATIONS["input"])  # restored after
-    implements("shout")(shout if pure else shout_later)
+    if pure:
+        implements("shout")(shout)
+    else:
+        implements("shout")(shout_later)
     graph = {"nodes": [{"id": "input", "kind": "input"}, {"id": "s", "kind": "shout"},
                        {"id": "output", "kind": "output"}],
              "edges": [{"from": "input", "to": "s"}, {"from": "s", "to": "output"}]}
