@@ -38,13 +38,37 @@ def storable_text(text: str) -> str:
 
 def storable(value: Any) -> Any:
     """A JSON value whose every string (keys included) is storable_text, and whose
-    numbers are finite (JSON has no NaN or Infinity: those become null)."""
+    numbers are finite (JSON has no NaN or Infinity: those become null).
+
+    Nearly every value is storable already: a walk that allocates nothing proves it,
+    and only a value that fails it is rebuilt.
+    """
+    return value if _is_storable(value) else _rebuilt(value)
+
+
+def _is_storable(value: Any) -> bool:
+    kind = type(value)
+    if kind is str:
+        return "\x00" not in value and (value.isascii() or utf8_safe(value) is value)
+    if kind is dict:
+        for key, item in value.items():
+            if not (type(key) is str and _is_storable(key) and _is_storable(item)):
+                return False
+        return True
+    if kind is list:
+        return all(_is_storable(item) for item in value)
+    if kind is float:
+        return math.isfinite(value)
+    return value is None or kind is int or kind is bool
+
+
+def _rebuilt(value: Any) -> Any:
     if isinstance(value, str):
         return storable_text(value)
     if isinstance(value, dict):
-        return {storable_text(str(k)): storable(v) for k, v in value.items()}
+        return {storable_text(str(k)): _rebuilt(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [storable(item) for item in value]
+        return [_rebuilt(item) for item in value]
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value

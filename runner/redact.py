@@ -91,7 +91,8 @@ class Redactor:
     def redact(self, text: str) -> str:
         text = utf8_safe(text)  # RE2 reads UTF-8, which has no lone surrogates
         for pattern in self._patterns:
-            text = pattern.sub(REDACTED, text)
+            if pattern.search(text) is not None:  # most texts hold no secret: half the cost
+                text = pattern.sub(REDACTED, text)
         return text
 
     def spans(self, text: str) -> list[tuple[int, int]]:
