@@ -13,9 +13,9 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Final
+from typing import Final
 
-import re2
+from contracts.text import PatternError, compile_re2, utf8_safe
 
 MAX_REGEX_CHARS: Final = 200
 
@@ -116,27 +116,11 @@ def _matches(pattern: str) -> Condition:
             "invalid_regex", f"the pattern has {len(pattern)} characters; at most 200"
         )
     try:
-        options = re2.Options()
-        options.log_errors = False
-        compiled = re2.compile(pattern, options)
-    except UnicodeEncodeError:
-        # An unpaired surrogate ("\\ud800" in the JSON) is not UTF-8, so not RE2.
-        raise ConditionError("invalid_regex", "the pattern is not valid Unicode") from None
-    except re2.error as exc:
-        reason = exc.args[0] if exc.args else exc
-        if isinstance(reason, bytes):
-            reason = reason.decode("utf-8", "replace")
-        raise ConditionError("invalid_regex", f"not a valid RE2 pattern: {reason}") from None
-    return Condition("matches", pattern, lambda t: _search(compiled, t))
-
-
-def _search(compiled: Any, text: str) -> bool:
-    try:
-        return compiled.search(text) is not None
-    except UnicodeEncodeError:
-        # RE2 needs UTF-8: unpaired surrogates in the text become U+FFFD.
-        scrubbed = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-        return compiled.search(scrubbed) is not None
+        compiled = compile_re2(pattern)
+    except PatternError as exc:
+        raise ConditionError("invalid_regex", f"not a valid RE2 pattern: {exc}") from None
+    # RE2 needs UTF-8: unpaired surrogates in the text are searched as U+FFFD.
+    return Condition("matches", pattern, lambda t: compiled.search(utf8_safe(t)) is not None)
 
 
 _NO_ARG: Final[dict[str, Callable[[str], bool]]] = {

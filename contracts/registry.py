@@ -55,6 +55,14 @@ class Component:
     input_optional: bool = False
     # Ports that carry failures (model, tool, ...): the redacted message as text.
     error_port: bool = False
+    # How the engine runs the kind (it branches on these, never on the kind):
+    # pure: CPU only on the incoming value, run inline (no timeout, no retries);
+    # streams: its text is streamed as node.delta while it runs;
+    # all_inputs_when: (setting, value) with which the node runs only when every
+    # inbound edge carried a value (otherwise it is skipped).
+    pure: bool = False
+    streams: bool = False
+    all_inputs_when: tuple[str, str] | None = None
 
     @property
     def input_types(self) -> tuple[PortType, ...]:
@@ -102,8 +110,9 @@ _ROUTES = tuple(
 COMPONENTS: Final[dict[str, Component]] = {
     c.kind: c
     for c in (
-        Component("input", "Input", "Where a run's input text enters.", (), _out("text")),
-        Component("output", "Output", "The run's final answer.", _in(*TEXT_LIKE), ()),
+        Component("input", "Input", "Where a run's input text enters.", (), _out("text"),
+                  pure=True),
+        Component("output", "Output", "The run's final answer.", _in(*TEXT_LIKE), (), pure=True),
         Component(
             "prompt",
             "Prompt",
@@ -111,6 +120,7 @@ COMPONENTS: Final[dict[str, Component]] = {
             _in(*TEXT_LIKE),
             _out("text"),
             (Setting("template", "Template", "Text with {input}.", "template", True),),
+            pure=True,
         ),
         Component(
             "model",
@@ -126,6 +136,7 @@ COMPONENTS: Final[dict[str, Component]] = {
             timeout_seconds=60,
             retries=1,
             error_port=True,
+            streams=True,
         ),
         Component(
             "tool",
@@ -196,6 +207,7 @@ COMPONENTS: Final[dict[str, Component]] = {
             _in(*TEXT_LIKE),
             _out("text", "true", "false"),
             (Setting("expression", "Expression", "e.g. contains:refund", "condition", True),),
+            pure=True,
         ),
         Component(
             "memory",
@@ -210,6 +222,7 @@ COMPONENTS: Final[dict[str, Component]] = {
                         minimum=1, maximum=50),
             ),
             timeout_seconds=5,
+            pure=True,
         ),
         Component(
             "extract",
@@ -222,6 +235,7 @@ COMPONENTS: Final[dict[str, Component]] = {
                 Setting("missing", "When missing", "fail or empty.", "choice", default="fail",
                         choices=("fail", "empty")),
             ),
+            pure=True,
         ),
         Component(
             "router",
@@ -230,6 +244,7 @@ COMPONENTS: Final[dict[str, Component]] = {
             _in(*ALL_TYPES),
             _out("text", "route_1", "route_2", "route_3", "route_4", "default"),
             _ROUTES,
+            pure=True,
         ),
         Component(
             "join",
@@ -239,6 +254,8 @@ COMPONENTS: Final[dict[str, Component]] = {
             _out("json"),
             (Setting("require", "Require", "any or all inbound values.", "choice",
                      default="any", choices=("any", "all")),),
+            pure=True,
+            all_inputs_when=("require", "all"),
         ),
         Component(
             "subflow",
@@ -298,19 +315,6 @@ COMPONENTS: Final[dict[str, Component]] = {
     )
 }
 
-# Kinds whose failures can go down an `error` port.
-ERROR_PORT_KINDS: Final = frozenset(k for k, c in COMPONENTS.items() if c.output("error"))
-
-
-def component(kind: str) -> Component | None:
-    return COMPONENTS.get(kind)
-
-
-def config_default(kind: str, name: str) -> str | None:
-    comp = COMPONENTS.get(kind)
-    setting = comp.setting(name) if comp else None
-    return setting.default if setting else None
-
 
 def registry_document() -> dict[str, Any]:
     """The registry as JSON, for GET /components and `kionga capabilities`."""
@@ -350,6 +354,10 @@ LIMITS: Final[dict[str, int]] = {
     "max_regex_chars": 200,
     "preview_chars": 2_000,
     "output_bytes": 64 * 1024,
+    # A model's text on node.completed, and its deltas (per attempt), are cut here.
+    "model_text_bytes": 64 * 1024,
+    # The longest text a node may produce: a filled template or a model's answer.
+    "value_chars": 1_000_000,
 }
 
 SETTINGS_RANGES: Final[dict[str, tuple[int, int, int]]] = {

@@ -7,27 +7,15 @@ from typing import Any
 from django.conf import settings
 from django.core.checks import CheckMessage, Error, Warning, register
 
+from runner.redact import pattern_problems
+
 
 @register()
 def check_secret_patterns(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
-    import re2  # Redaction uses RE2 (linear time), so validate with RE2 syntax.
-
-    options = re2.Options()
-    options.log_errors = False  # We report the error ourselves.
-    errors: list[CheckMessage] = []
-    for pattern in settings.KIONGA_SECRET_PATTERNS:
-        try:
-            re2.compile(pattern, options)
-        except re2.error as exc:
-            message = f"KIONGA_SECRET_PATTERNS: {pattern} is not valid RE2: {_reason(exc)}"
-            errors.append(Error(message, id="kionga.E001"))
-    return errors
-
-
-def _reason(exc: Exception) -> str:
-    # re2 reports its reason as bytes.
-    reason = exc.args[0] if exc.args else exc
-    return reason.decode("utf-8", "replace") if isinstance(reason, bytes) else str(reason)
+    # The runner's redactor compiles them with RE2: validate with the same engine.
+    return [Error(f"KIONGA_SECRET_PATTERNS: {pattern} is not valid RE2: {reason}",
+                  id="kionga.E001")
+            for pattern, reason in pattern_problems(settings.KIONGA_SECRET_PATTERNS)]
 
 
 @register()

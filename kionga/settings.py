@@ -11,6 +11,7 @@ from pathlib import Path
 import dj_database_url
 
 from kionga.env import env_bool, env_int, env_list, env_str
+from runner.redact import DEFAULT_SECRET_PATTERNS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -185,14 +186,7 @@ KIONGA_JUDGE_BACKEND = env_str("KIONGA_JUDGE_BACKEND", "")
 KIONGA_JUDGE_MODEL = env_str("KIONGA_JUDGE_MODEL", "")
 KIONGA_RUN_RETENTION_DAYS = env_int("KIONGA_RUN_RETENTION_DAYS", 30)
 # Regexes (RE2 syntax) whose matches are redacted from stored events and logs.
-KIONGA_SECRET_PATTERNS = env_list(
-    "KIONGA_SECRET_PATTERNS",
-    [
-        r"kio_[A-Za-z0-9_\-]{20,}",
-        r"sk-[A-Za-z0-9_\-]{20,}",
-        r"(?i)bearer\s+[A-Za-z0-9._~+/=\-]{8,}",
-    ],
-)
+KIONGA_SECRET_PATTERNS = env_list("KIONGA_SECRET_PATTERNS", list(DEFAULT_SECRET_PATTERNS))
 
 LOGGING = {
     "version": 1,

@@ -18,14 +18,12 @@ from typing import Any
 import httpx
 
 from kionga.errors import APIError
+from runner.redact import MIN_SECRET_CHARS, Redactor
 
 logger = logging.getLogger(__name__)
 
 # Bigger answers are refused: they would be truncated by the runner anyway.
 MAX_ANSWER_BYTES = 2 * 1024 * 1024
-REDACTED = "[redacted]"
-# Shorter "secrets" would blank out ordinary words; real ones are much longer.
-MIN_SECRET_LENGTH = 6
 
 
 @dataclass(frozen=True)
@@ -110,21 +108,27 @@ def secret_values(values: Iterable[str]) -> list[str]:
         if not isinstance(value, str):
             continue
         for candidate in (value.strip(), value.strip().split(" ")[-1]):
-            if len(candidate) >= MIN_SECRET_LENGTH:
+            if len(candidate) >= MIN_SECRET_CHARS:
                 found.add(candidate)
-    return sorted(found, key=len, reverse=True)  # longest first: no half-replaced secret
+    return sorted(found, key=len, reverse=True)
 
 
 def scrub(value: Any, secrets: list[str]) -> Any:
-    """value with every secret replaced by [redacted], in strings and object keys."""
+    """value with every secret replaced by [redacted], in strings and object keys.
+
+    The runner's Redactor does the replacing (literal secrets only: an upstream's
+    answer is data the graph goes on with, not an event), so both sides hide the same.
+    """
     if not secrets:
         return value
+    return _scrub(value, Redactor(secrets, builtin=False))
+
+
+def _scrub(value: Any, redactor: Redactor) -> Any:
     if isinstance(value, str):
-        for secret in secrets:
-            value = value.replace(secret, REDACTED)
-        return value
+        return redactor.redact(value)
     if isinstance(value, list):
-        return [scrub(item, secrets) for item in value]
+        return [_scrub(item, redactor) for item in value]
     if isinstance(value, dict):
-        return {scrub(k, secrets): scrub(v, secrets) for k, v in value.items()}
+        return {_scrub(k, redactor): _scrub(v, redactor) for k, v in value.items()}
     return value

@@ -1,9 +1,15 @@
-"""A run's budgets from its settings: max_steps, max_tokens (timeout_seconds is enforced
-around the whole run by the engine)."""
+"""A run's budgets from its settings: max_steps, max_tokens and timeout_seconds.
+
+timeout_seconds is enforced twice: the engine waits for the run at most that long
+(which needs the event loop to get control back), and the scheduler checks the
+deadline between synchronous steps (pure nodes run inline, without yielding), so a
+CPU-bound run stops on time too.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from time import monotonic
 
 from contracts.registry import SETTINGS_RANGES
 
@@ -26,6 +32,7 @@ class Budgets:
         self.max_steps = setting(settings, "max_steps")
         self.max_tokens = setting(settings, "max_tokens")
         self.timeout_seconds = setting(settings, "timeout_seconds")
+        self.deadline = monotonic() + self.timeout_seconds
         self.steps = 0
         self.tokens = 0
 
@@ -46,3 +53,6 @@ class Budgets:
                 f"the run used {self.tokens} tokens, over max_tokens ({self.max_tokens})",
             )
         return None
+
+    def expired(self) -> bool:
+        return monotonic() >= self.deadline

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -39,6 +40,8 @@ class RunContext:
     emitter: Emitter
     run_subflow: RunSubflow
     input: str  # the run's input (a nested run's is its caller's value)
+    # Set to end the run (nested runs share their caller's): checked between nodes.
+    cancel: asyncio.Event | None = None
 
 
 @dataclass(slots=True)

@@ -2,19 +2,20 @@
 
     result = await run_graph(request, resources=client, emit=sink, cancel=event)
 
-`emit` receives every event dict (run-event.v1) in seq order; it may be a plain
-function or a coroutine function. Exactly one terminal event (run.completed,
-run.failed or run.cancelled) is emitted, last; nothing follows it. The gateway
-computes cost from `usage.tokens`; the engine does not.
+`emit` (a plain function) receives every event dict (run-event.v1) in seq order,
+made storable (contracts.text). Exactly one terminal event (run.completed,
+run.failed or run.cancelled) is emitted, last; nothing follows it. If `emit` raises,
+events are being lost: the graph is stopped and the run fails (reason events_lost).
+The gateway computes cost from `usage.tokens`; the engine does not.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 import threading
 from typing import Any
 
+from contracts.text import PatternError
 from runner.backends import ModelBackend, make_backend
 from runner.budgets import Budgets
 from runner.context import RunContext, RunSubflow, SubflowOutcome
@@ -24,7 +25,7 @@ from runner.plan import InvalidGraph, Plan, compile_graph
 from runner.redact import Redactor
 from runner.request import RunRequest, RunResult
 from runner.resources import ResourceClient
-from runner.scheduler import Ending, Scheduler
+from runner.scheduler import Ending, Scheduler, events_lost_ending, timeout_ending
 
 __all__ = ["RunRequest", "RunResult", "run_graph", "run_graph_sync"]
 
@@ -40,57 +41,57 @@ async def run_graph(
     cancel: asyncio.Event | None = None,
     backend: ModelBackend | None = None,
 ) -> RunResult:
-    emitter = Emitter(emit)
+    lost = asyncio.Event()
+    emitter = Emitter(emit, on_failure=lost.set)
     # The client's own secrets (the run credential) are always redacted.
     declared = getattr(resources, "secret_values", None)
     secrets = [*request.secrets, *(declared() if callable(declared) else ())]
     try:
         redactor = Redactor(secrets, request.secret_patterns)
-    except re.error as exc:
+    except PatternError as exc:
         redactor = Redactor(secrets)
         emitter.event("run.started")
         bad = Ending("failed", error={"code": "node_error",
-                                      "message": f"a secret pattern is not a valid regex: {exc}"},
+                                      "message": f"a secret pattern is not valid RE2: {exc}"},
                      reason="invalid_request")
-        return await _finish(emitter, redactor, bad, Budgets({}))
+        return _finish(emitter, redactor, bad, Budgets({}))
     emitter.event("run.started")
     try:
         plan = compile_graph(request.graph)
     except InvalidGraph as exc:
         bad = Ending("failed", error={"code": "node_error", "message": str(exc)},
                      node_id=exc.node_id, reason="invalid_graph")
-        return await _finish(emitter, redactor, bad, Budgets({}))
+        return _finish(emitter, redactor, bad, Budgets({}))
     budgets = Budgets(plan.settings)
     if request.stop_after and request.stop_after not in plan.nodes:
         bad = Ending("failed", error={"code": "node_error", "message":
                                       f"stop_after names no node: {request.stop_after!r}"},
                      reason="invalid_request")
-        return await _finish(emitter, redactor, bad, budgets)
+        return _finish(emitter, redactor, bad, budgets)
     ctx = RunContext(request, resources, backend or make_backend(request.llm), redactor,
-                     emitter, _unavailable, request.input)
+                     emitter, _unavailable, request.input, cancel)
     ctx.run_subflow = _Subflows(request).bind(ctx, depth=1)
-    scheduler = Scheduler(plan, ctx, budgets, request.stop_after, cancel)
-    main = asyncio.ensure_future(scheduler.run())
+    main = asyncio.ensure_future(Scheduler(plan, ctx, budgets, request.stop_after).run())
     try:
-        ending = await _supervise(main, cancel, budgets.timeout_seconds)
+        ending = await _supervise(main, cancel, lost, budgets.timeout_seconds)
     except asyncio.CancelledError:
         # Our own caller cancelled us: still end the run properly, then obey.
         await _stop(main)
-        await _finish(emitter, redactor, None, budgets)
+        _finish(emitter, redactor, None, budgets)
         raise
-    return await _finish(emitter, redactor, ending, budgets)
+    return _finish(emitter, redactor, ending, budgets)
 
 
 async def _supervise(main: asyncio.Future[Ending], cancel: asyncio.Event | None,
-                     timeout: float) -> Ending | None:
-    """The scheduler's ending, None when cancelled, or a timeout ending."""
-    waiter = asyncio.ensure_future(cancel.wait()) if cancel is not None else None
+                     lost: asyncio.Event, timeout: float) -> Ending | None:
+    """The scheduler's ending, None when cancelled, or a timeout or lost-events ending."""
+    waiters = [asyncio.ensure_future(e.wait()) for e in (cancel, lost) if e is not None]
+    pending: set[asyncio.Future[Any]] = {main, *waiters}
     try:
-        pending: set[asyncio.Future[Any]] = {main} if waiter is None else {main, waiter}
         done, _ = await asyncio.wait(pending, timeout=timeout,
                                      return_when=asyncio.FIRST_COMPLETED)
     finally:
-        if waiter is not None:
+        for waiter in waiters:
             waiter.cancel()
     if main in done:
         try:
@@ -100,11 +101,9 @@ async def _supervise(main: asyncio.Future[Ending], cancel: asyncio.Event | None,
             return Ending("failed", error={"code": "node_error", "message": f"engine error: {exc}"},
                           reason="engine_error")
     await _stop(main)
-    if waiter is not None and waiter in done:
-        return None
-    return Ending("failed", error={"code": "timeout", "message":
-                                   f"the run took longer than timeout_seconds ({timeout:g} s)"},
-                  reason="timeout", budget="timeout_seconds")
+    if lost.is_set() or (cancel is not None and cancel.is_set()):
+        return None  # _finish tells lost events from a cancel
+    return timeout_ending(timeout)
 
 
 async def _stop(main: asyncio.Future[Ending]) -> None:
@@ -115,8 +114,11 @@ async def _stop(main: asyncio.Future[Ending]) -> None:
         pass
 
 
-async def _finish(emitter: Emitter, redactor: Redactor, ending: Ending | None,
-                  budgets: Budgets) -> RunResult:
+def _finish(emitter: Emitter, redactor: Redactor, ending: Ending | None,
+            budgets: Budgets) -> RunResult:
+    lost = emitter.failed()
+    if lost is not None:  # whatever else happened, this is why the run ended
+        ending = events_lost_ending(lost)
     usage = {"tokens": budgets.tokens}
     result = RunResult("cancelled", usage=usage, steps=budgets.steps)
     if ending is None:
@@ -139,7 +141,6 @@ async def _finish(emitter: Emitter, redactor: Redactor, ending: Ending | None,
         if ending.budget is not None:
             fields["budget"] = ending.budget
         emitter.event("run.failed", **fields)
-    await emitter.drain()
     result.events = emitter.stored
     return result
 
@@ -167,7 +168,8 @@ class _Subflows:
             raise NodeFailure("node_error", f"subflows nest deeper than {MAX_SUBFLOW_DEPTH}")
         plan = self._plan(version)
         ctx = RunContext(parent.request, parent.resources, parent.backend, parent.redactor,
-                         ForwardingEmitter(parent.emitter, node_id), _unavailable, text)
+                         ForwardingEmitter(parent.emitter, node_id), _unavailable, text,
+                         parent.cancel)
         ctx.run_subflow = self.bind(ctx, depth + 1)
         budgets = Budgets(plan.settings)
         try:
@@ -209,7 +211,7 @@ def run_graph_sync(
     """
 
     async def main() -> RunResult:
-        stop = asyncio.Event()
+        stop = _ThreadedStop(cancel)
         watcher = asyncio.ensure_future(_watch(cancel, stop)) if cancel is not None else None
         try:
             return await run_graph(request, resources=resources, emit=emit, cancel=stop,
@@ -219,6 +221,18 @@ def run_graph_sync(
                 watcher.cancel()
 
     return asyncio.run(main())
+
+
+class _ThreadedStop(asyncio.Event):
+    """The run's cancel event, also set (for the checks between nodes) as soon as the
+    other thread's flag is: a CPU-bound run need not yield to _watch to notice."""
+
+    def __init__(self, flag: threading.Event | None) -> None:
+        super().__init__()
+        self._flag = flag
+
+    def is_set(self) -> bool:
+        return super().is_set() or (self._flag is not None and self._flag.is_set())
 
 
 async def _watch(flag: threading.Event, stop: asyncio.Event) -> None:

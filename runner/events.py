@@ -1,9 +1,10 @@
-"""Run events (run-event.v1): seq, timestamps, ordered delivery, the terminal event.
+"""Run events (run-event.v1): seq, timestamps, storable text, the terminal event.
 
 The engine produces events synchronously (`event()` never awaits), so producing an
-event never yields to another node and seq order is creation order. Delivery to the
-caller's `emit` is either direct (a plain function) or through one writer task (a
-coroutine function), which keeps delivery in seq order even when `emit` awaits.
+event never yields to another node and seq order is creation order; `emit` is a
+plain function called in that order (the production sink only buffers). Every event
+is made storable here, the one place all events pass: no U+0000, no unpaired
+surrogate, no NaN (PostgreSQL and Redis refuse them; see contracts.text).
 Stored events get consecutive seqs. node.delta is live only and never stored, so it
 takes no seq of its own: it repeats the seq of the last stored event and carries a
 `delta_index` (SSE frames without an id keep the previous resume point).
@@ -11,20 +12,21 @@ takes no seq of its own: it repeats the seq of the last stored event and carries
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import logging
-from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Final
+
+from contracts.text import storable
 
 log = logging.getLogger(__name__)
 
 Event = dict[str, Any]
-EmitFn = Callable[[Event], Awaitable[None] | None]
+EmitFn = Callable[[Event], None]
 
 TERMINAL_TYPES = frozenset({"run.completed", "run.failed", "run.cancelled"})
+# run.failed's reason when the run's events could not be written (emit or sink failed).
+EVENTS_LOST: Final = "events_lost"
 
 
 def now_iso() -> str:
@@ -32,17 +34,21 @@ def now_iso() -> str:
 
 
 class Emitter:
-    """Assigns seq and `at`, delivers in order, and goes quiet after the terminal event."""
+    """Assigns seq and `at`, delivers in order, and goes quiet after the terminal event.
 
-    def __init__(self, emit: EmitFn | None) -> None:
+    An exception from `emit` means events are being lost: the run must not go on
+    (its side effects would be invisible), so `failure` is set and `on_failure`
+    called; the engine then stops the graph and ends the run as failed.
+    """
+
+    def __init__(self, emit: EmitFn | None,
+                 on_failure: Callable[[], None] | None = None) -> None:
         self._emit = emit
+        self._on_failure = on_failure
         self.seq = -1  # seq of the last stored event
         self.stored = 0
         self.closed = False
-        self._async = _is_async(emit)
-        self._queue: deque[Event | Awaitable[None]] = deque()
-        self._wake: asyncio.Event | None = None
-        self._writer: asyncio.Task[None] | None = None
+        self.failure: str | None = None  # why emit failed, for the run's error message
         self._deltas: dict[str, int] = {}
 
     def event(self, type_: str, **fields: Any) -> None:
@@ -73,54 +79,19 @@ class Emitter:
     def _deliver(self, event: Event) -> None:
         if self._emit is None:
             return
-        if not self._async:
-            try:
-                result = self._emit(event)
-            except Exception:  # a broken sink must not take the run down with it
-                log.exception("emit failed for %s", event.get("type"))
-                return
-            if result is None or not inspect.isawaitable(result):
-                return
-            # A plain callable that returned an awaitable: from now on deliver through
-            # the writer so later events cannot overtake this one.
-            self._async = True
-            self._enqueue(result)
-            return
-        self._enqueue(event)
+        try:
+            self._emit(storable(event))
+        except Exception as exc:
+            if self.failure is not None:
+                return  # logged once; the run is stopping
+            log.exception("emit failed for %s", event.get("type"))
+            self.failure = f"the run's events could not be written ({type(exc).__name__})"
+            if self._on_failure is not None:
+                self._on_failure()
 
-    def _enqueue(self, item: Event | Awaitable[None]) -> None:
-        self._queue.append(item)
-        if self._writer is None:
-            self._wake = asyncio.Event()
-            self._writer = asyncio.get_running_loop().create_task(self._write())
-        assert self._wake is not None
-        self._wake.set()
-
-    async def _write(self) -> None:
-        assert self._wake is not None and self._emit is not None
-        while True:
-            while self._queue:
-                item = self._queue.popleft()
-                try:
-                    if isinstance(item, dict):
-                        result = self._emit(item)
-                        if result is not None and inspect.isawaitable(result):
-                            await result
-                    else:
-                        await item
-                except Exception:
-                    log.exception("emit failed")
-            if self.closed:
-                return
-            self._wake.clear()
-            await self._wake.wait()
-
-    async def drain(self) -> None:
-        """Wait until every event (the terminal one included) reached `emit`."""
-        if self._writer is not None:
-            if self._wake is not None:
-                self._wake.set()
-            await asyncio.shield(self._writer)
+    def failed(self) -> str | None:
+        """Why events are being lost (the run must stop), or None."""
+        return self.failure
 
 
 class ForwardingEmitter(Emitter):
@@ -144,10 +115,6 @@ class ForwardingEmitter(Emitter):
     def delta(self, node_id: str, attempt: int, text: str) -> None:
         return None
 
+    def failed(self) -> str | None:
+        return self._parent.failed()
 
-def _is_async(emit: EmitFn | None) -> bool:
-    if emit is None:
-        return False
-    return inspect.iscoroutinefunction(emit) or inspect.iscoroutinefunction(
-        getattr(emit, "__call__", None)  # noqa: B004 - callable objects with async __call__
-    )

@@ -14,16 +14,6 @@ FailureCode = Literal[
     "cancelled",
 ]
 
-FAILURE_CODES: Final[tuple[str, ...]] = (
-    "node_error",
-    "timeout",
-    "resource_denied",
-    "resource_unavailable",
-    "side_effects_not_allowed",
-    "budget_exceeded",
-    "cancelled",
-)
-
 # Only transient-looking failures are worth another attempt (reference, Execution).
 RETRYABLE: Final = frozenset({"timeout", "node_error", "resource_unavailable"})
 
@@ -36,12 +26,10 @@ ERROR_PORT_CODES: Final = frozenset(
 
 
 class NodeFailure(Exception):
-    """A component failed; `code` is one of FAILURE_CODES, `message` is for people."""
+    """A component failed; `code` is a FailureCode, `message` is for people."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
 
-    def to_dict(self) -> dict[str, str]:
-        return {"code": self.code, "message": self.message}

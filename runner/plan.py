@@ -1,31 +1,23 @@
-"""Compiling a normalized graph once per run: adjacency, port types and conversions.
+"""Compiling a normalized graph once per run: adjacency, port types, conversions and
+how each node runs.
 
 Everything the scheduler needs per node and per edge is looked up here, once, so the
-hot loop does dictionary reads only. A graph the validator would reject (unknown kind
-or port, incompatible types, a cycle) raises InvalidGraph naming the node at fault:
-incompatible values never reach a component.
+hot loop does dictionary reads only, and it branches on the flags computed here from
+the registry, never on a node's kind. A graph the validator would reject (unknown
+kind or port, incompatible types, a cycle) raises InvalidGraph naming the node at
+fault: incompatible values never reach a component.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from contracts.conversions import target_type
 from contracts.registry import COMPONENTS, Component
 from contracts.types import PortType
-
-# Kinds whose work is pure CPU on the incoming value: they run inline in the
-# scheduler (no task, no timeout needed) — the engine's fast path.
-PURE_KINDS = frozenset(
-    {"input", "output", "prompt", "condition", "router", "join", "extract", "memory"}
-)
-
-
-# kind → {output port: its type}, looked up per edge and per completion.
-PORT_TYPES: dict[str, dict[str, PortType]] = {
-    kind: {p.name: p.types[0] for p in comp.outputs} for kind, comp in COMPONENTS.items()
-}
+from runner.components import IMPLEMENTATIONS, AsyncComponent, PureComponent
 
 
 class InvalidGraph(ValueError):
@@ -50,8 +42,13 @@ class NodeSpec:
     kind: str
     config: dict[str, str]
     comp: Component
-    pure: bool
     port_types: dict[str, PortType]
+    # Exactly one of these: pure kinds run inline, the others as tasks.
+    inline: PureComponent | None
+    task: AsyncComponent | None
+    # Runs only when every inbound edge carried a value (join with require: all).
+    needs_all_inputs: bool = False
+    is_output: bool = False  # its value is the run's output (it fires no port)
     inbound: list[Edge] = field(default_factory=list)
     outbound: dict[str, list[Edge]] = field(default_factory=dict)
 
@@ -68,6 +65,7 @@ class Plan:
     output_id: str
     settings: dict[str, int]
     roots: list[str]  # nodes without inbound edges, in id order
+    side_effects: frozenset[str]  # nodes whose kind has side effects (tool, api)
 
 
 def compile_graph(graph: dict[str, Any]) -> Plan:
@@ -81,10 +79,12 @@ def compile_graph(graph: dict[str, Any]) -> Plan:
             raise InvalidGraph(f"node id {node_id!r} is used twice", node_id)
         config = {k: v if isinstance(v, str) else str(v)
                   for k, v in (raw.get("config") or {}).items()}
-        nodes[node_id] = NodeSpec(node_id, kind, config, comp, kind in PURE_KINDS,
-                                  PORT_TYPES[kind])
-    input_id = _only(nodes, "input")
-    output_id = _only(nodes, "output")
+        nodes[node_id] = _spec(node_id, kind, comp, config)
+    # The registry's shapes say which node is which: the input kind takes nothing in,
+    # the output kind sends nothing on.
+    input_id = _only(nodes, "input", lambda comp: not comp.inputs)
+    output_id = _only(nodes, "output", lambda comp: not comp.outputs)
+    nodes[output_id].is_output = True
     edges = [_edge(i, raw, nodes) for i, raw in enumerate(graph.get("edges") or [])]
     for edge in edges:
         nodes[edge.target].inbound.append(edge)
@@ -96,7 +96,28 @@ def compile_graph(graph: dict[str, Any]) -> Plan:
     _check_acyclic(nodes)
     settings = {k: int(v) for k, v in (graph.get("settings") or {}).items() if _is_int(v)}
     roots = sorted(n for n, spec in nodes.items() if not spec.inbound)
-    return Plan(nodes, edges, input_id, output_id, settings, roots)
+    side_effects = frozenset(n for n, spec in nodes.items() if spec.comp.side_effects)
+    return Plan(nodes, edges, input_id, output_id, settings, roots, side_effects)
+
+
+def _spec(node_id: str, kind: str, comp: Component, config: dict[str, str]) -> NodeSpec:
+    implementation = IMPLEMENTATIONS.get(kind)
+    if implementation is None:
+        raise InvalidGraph(f"this runner cannot run {kind!r} nodes", node_id)
+    inline = cast(PureComponent, implementation) if comp.pure else None
+    task = None if comp.pure else cast(AsyncComponent, implementation)
+    # {output port: its type}, looked up per edge and per completion.
+    port_types = {p.name: p.types[0] for p in comp.outputs}
+    return NodeSpec(node_id, kind, config, comp, port_types, inline, task,
+                    _needs_all_inputs(comp, config))
+
+
+def _needs_all_inputs(comp: Component, config: dict[str, str]) -> bool:
+    if comp.all_inputs_when is None:
+        return False
+    name, value = comp.all_inputs_when
+    setting = comp.setting(name)
+    return (config.get(name) or (setting.default if setting else None)) == value
 
 
 def _edge(index: int, raw: dict[str, Any], nodes: dict[str, NodeSpec]) -> Edge:
@@ -118,10 +139,10 @@ def _edge(index: int, raw: dict[str, Any], nodes: dict[str, NodeSpec]) -> Edge:
     return Edge(index, src.id, port, dst.id, src_type, dst_type)
 
 
-def _only(nodes: dict[str, NodeSpec], kind: str) -> str:
-    found = sorted(n for n, spec in nodes.items() if spec.kind == kind)
+def _only(nodes: dict[str, NodeSpec], role: str, test: Callable[[Component], bool]) -> str:
+    found = sorted(n for n, spec in nodes.items() if test(spec.comp))
     if len(found) != 1:
-        raise InvalidGraph(f"a graph needs exactly one {kind} node, this one has {len(found)}")
+        raise InvalidGraph(f"a graph needs exactly one {role} node, this one has {len(found)}")
     return found[0]
 
 

@@ -6,6 +6,11 @@ edge carried a value (or, for join `all`, when one did not), otherwise it starts
 Pure components run inline; the others run as tasks, so independent branches
 overlap and their events interleave. Nodes made ready by a completion join the
 next wave, so nodes ready at the same time always start in node-id order.
+Everything here follows the plan's per-node flags (runner.plan), never a node's kind.
+
+Before each node starts, the run's cancel, its events (lost events stop the run:
+side effects must not go on unseen) and its deadline are checked: pure nodes run
+without yielding, so this is where a CPU-bound run notices any of them.
 """
 
 from __future__ import annotations
@@ -19,8 +24,8 @@ from typing import Any
 from contracts.conversions import to_text
 from contracts.types import PortType
 from runner.budgets import BudgetExceeded, Budgets
-from runner.components import ASYNC, PURE
 from runner.context import NodeContext, NodeOutput, RunContext
+from runner.events import EVENTS_LOST
 from runner.failures import ERROR_PORT_CODES, RETRYABLE, NodeFailure
 from runner.plan import NodeSpec, Plan
 from runner.redact import StreamRedactor
@@ -46,13 +51,21 @@ def budget_ending(exceeded: BudgetExceeded) -> Ending:
                   reason="budget_exceeded", budget=exceeded.budget)
 
 
+def timeout_ending(seconds: float) -> Ending:
+    return Ending("failed", error={"code": "timeout", "message":
+                                   f"the run took longer than timeout_seconds ({seconds:g} s)"},
+                  reason="timeout", budget="timeout_seconds")
+
+
+def events_lost_ending(why: str) -> Ending:
+    return Ending("failed", error={"code": "node_error", "message": f"{why}; the run was stopped"},
+                  reason=EVENTS_LOST)
+
+
 class Scheduler:
     def __init__(self, plan: Plan, ctx: RunContext, budgets: Budgets,
-                 stop_after: str | None = None, cancel: asyncio.Event | None = None) -> None:
+                 stop_after: str | None = None) -> None:
         self.plan = plan
-        # Checked before each node starts: pure nodes run without yielding, so a cancel
-        # requested from an emit callback (or a thread) is noticed between them.
-        self.cancel = cancel
         self.ctx = ctx
         self.budgets = budgets
         self.stop_after = stop_after
@@ -61,6 +74,9 @@ class Scheduler:
         self.redactor = ctx.redactor
         self.tasks: dict[str, asyncio.Task[None]] = {}
         self.done: asyncio.Queue[Done] = asyncio.Queue()
+        # Decided once, before any node starts: without allow_side_effects, nodes with
+        # side effects fail (side_effects_not_allowed, their error port applies).
+        self.blocked = frozenset() if ctx.request.allow_side_effects else plan.side_effects
 
     async def run(self) -> Ending:
         try:
@@ -95,30 +111,35 @@ class Scheduler:
     def _decide(self, spec: NodeSpec, ready: list[str]) -> Ending | None:
         arrivals = self.state.inputs(spec.id)
         if spec.inbound and (not arrivals or (
-            spec.kind == "join" and len(arrivals) < len(spec.inbound)
-            and spec.config.get("require") == "all"
+            spec.needs_all_inputs and len(arrivals) < len(spec.inbound)
         )):
             self.emitter.event("node.skipped", node_id=spec.id)
             self.state.fire(spec, None, None, ready)
             if spec.id == self.stop_after:
                 return Ending("completed", output=None)
             return None
-        if self.cancel is not None and self.cancel.is_set():
-            return Ending("cancelled")
+        interrupted = self._interrupted()
+        if interrupted is not None:
+            return interrupted
         exceeded = self.budgets.take_step()
         if exceeded is not None:
             return budget_ending(exceeded)
         self.emitter.event("node.started", node_id=spec.id, kind=spec.kind, attempt=1)
+        if spec.id in self.blocked:
+            return self._failed(spec, NodeFailure(
+                "side_effects_not_allowed",
+                f"{spec.kind} node {spec.id} has side effects; this run does not allow them",
+            ), ready)
         # A node without inbound edges (the input, a lone storage or prompt) sees "".
         value: Any = ""
         vtype: PortType = "text"
         if arrivals:  # several values (not a join): the first by source id wins
             value, vtype = arrivals[0][2], arrivals[0][3]
         inputs = [(a[0], a[2], a[3]) for a in arrivals]
-        if spec.pure:
+        if spec.inline is not None:
             ctx = NodeContext(self.ctx, spec.id, spec.kind, spec.config, inputs)
             try:
-                out = PURE[spec.kind](ctx, value, vtype)
+                out = spec.inline(ctx, value, vtype)
             except NodeFailure as failure:
                 return self._failed(spec, failure, ready)
             except Exception as exc:  # a bug or a value of an unexpected shape
@@ -130,6 +151,18 @@ class Scheduler:
         )
         task.add_done_callback(functools.partial(self._crashed, spec))
         self.tasks[spec.id] = task
+        return None
+
+    def _interrupted(self) -> Ending | None:
+        """Cancelled, events lost, or past the deadline: the run ends before the next node."""
+        cancel = self.ctx.cancel
+        if cancel is not None and cancel.is_set():
+            return Ending("cancelled")
+        lost = self.emitter.failed()
+        if lost is not None:
+            return events_lost_ending(lost)
+        if self.budgets.expired():
+            return timeout_ending(self.budgets.timeout_seconds)
         return None
 
     def _crashed(self, spec: NodeSpec, task: asyncio.Task[None]) -> None:
@@ -145,13 +178,15 @@ class Scheduler:
         """Run an async component under its timeout; retry what the registry allows."""
         request = self.ctx.request
         timeout = request.node_timeouts.get(spec.kind, float(spec.comp.timeout_seconds))
+        component = spec.task
+        assert component is not None  # only nodes without an inline implementation get here
         attempt = 1
         while True:
-            stream = StreamRedactor(self.redactor) if spec.kind == "model" else None
+            stream = StreamRedactor(self.redactor) if spec.comp.streams else None
             ctx = NodeContext(self.ctx, spec.id, spec.kind, spec.config, inputs, attempt, stream)
             try:
                 async with asyncio.timeout(timeout):
-                    out = await ASYNC[spec.kind](ctx, value, vtype)
+                    out = await component(ctx, value, vtype)
                 self.done.put_nowait((spec, out, None))
                 return
             except NodeFailure as exc:
@@ -174,7 +209,7 @@ class Scheduler:
     def _completed(self, spec: NodeSpec, out: NodeOutput, ready: list[str]) -> Ending | None:
         state = self.state
         fields: dict[str, Any] = {"node_id": spec.id}
-        if spec.kind == "output":
+        if spec.is_output:
             state.output, state.output_seen = out.value, True
             text = out.value
         else:
@@ -186,7 +221,7 @@ class Scheduler:
             text = to_text(out.value, port_type)
         fields["preview"] = self.redactor.preview(text)
         if out.text is not None:
-            fields["text"] = self.redactor.redact(out.text)
+            fields["text"] = self.redactor.text(out.text)
         if out.iterations is not None:
             fields["iterations"] = out.iterations
         if out.reason is not None:

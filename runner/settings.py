@@ -12,20 +12,14 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from runner.protocol import MIN_TOKEN_LENGTH
+from runner.redact import DEFAULT_SECRET_PATTERNS, pattern_problems
 from runner.request import LLMConfig
 
-# Same defaults as the gateway (kionga/settings.py): API tokens, sk- keys, bearer values.
-DEFAULT_SECRET_PATTERNS = (
-    r"kio_[A-Za-z0-9_\-]{20,}",
-    r"sk-[A-Za-z0-9_\-]{20,}",
-    r"(?i)bearer\s+[A-Za-z0-9._~+/=\-]{8,}",
-)
 LLM_BACKENDS = ("mock", "openai")
 
 
@@ -129,11 +123,8 @@ class _Env:
             separator = "\n" if "\n" in value else ","
             items = [item.strip() for item in value.split(separator)]
         patterns = tuple(item for item in items if item)
-        for pattern in patterns:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise SettingsError(f"{name}: {pattern!r} is not a valid regex: {exc}") from None
+        for pattern, reason in pattern_problems(patterns)[:1]:
+            raise SettingsError(f"{name}: {pattern!r} is not valid RE2: {reason}")
         return patterns
 
 

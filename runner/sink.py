@@ -15,6 +15,14 @@ writer thread drains it. When Redis is unreachable the writer keeps the buffer (
 order, never reordered) and retries with backoff for up to `retry_seconds`; the run
 goes on meanwhile. Only if Redis stays away longer does it give up (`failed`): the
 slot lease has run out by then and the gateway's reaper ends the run anyway.
+
+Any other failure of a batch (an event that does not encode, Redis refusing a
+command) cannot pass on retry, but Redis is there: the sink drops the run's other
+events and writes one true ending instead, run.failed with reason events_lost (seq
+right after the last event written), so the run is not mistaken for a lost runner.
+Once the sink failed either way, `__call__` raises SinkFailed for every further
+event but the terminal one, and the engine stops the graph: no side effect happens
+unseen.
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from runner.events import TERMINAL_TYPES, Event
+from runner.events import EVENTS_LOST, TERMINAL_TYPES, Event, now_iso
 from runner.protocol import (
     INGEST_STREAM,
     STREAM_MAXLEN,
@@ -53,6 +61,10 @@ RETRY_SECONDS: Final = 60.0
 RETRYABLE: Final = (redis.ConnectionError, redis.TimeoutError, redis.ReadOnlyError)
 
 
+class SinkFailed(RuntimeError):
+    """The sink no longer writes this run's events: the run must stop."""
+
+
 class EventSink:
     def __init__(self, client: redis.Redis, run_id: str, *, event_key: bytes,
                  retry_seconds: float = RETRY_SECONDS) -> None:
@@ -67,24 +79,35 @@ class EventSink:
         self._busy = False  # the writer holds a batch taken from the buffer
         self.last_seq = -1  # seq of the last stored event handed to the sink
         self.terminal_seen = False
-        self.failed = False  # gave up: Redis stayed unreachable too long
+        self.failed = False  # gave up: nothing more reaches Redis
+        # A batch failed for another reason than connectivity: only the ending is
+        # still written, as run.failed with this message.
+        self.error: str | None = None
+        self._written_seq = -1  # seq of the last stored event in Redis
         self.dropped = 0
         self._writer = threading.Thread(target=self._run, name=f"sink-{run_id}", daemon=True)
         self._writer.start()
 
     def __call__(self, event: Event) -> None:
-        """The engine's emit: never blocks on Redis and never raises."""
+        """The engine's emit: never blocks on Redis; raises SinkFailed once the sink
+        failed (except for the terminal event, which ends the run either way)."""
         with self._lock:
             if self.terminal_seen:
                 return  # exactly one terminal event, last
             is_delta = event.get("type") == "node.delta"
-            if self.failed or (is_delta and len(self._buffer) >= MAX_BACKLOG):
+            is_terminal = event.get("type") in TERMINAL_TYPES
+            if self.failed or (self.error is not None and not is_terminal):
+                self.dropped += 1
+                if is_terminal:
+                    return
+                raise SinkFailed(self.error or "the run's events cannot reach Redis")
+            if is_delta and len(self._buffer) >= MAX_BACKLOG:
                 self.dropped += 1
                 return
             if not is_delta:
                 self.last_seq = max(self.last_seq, int(event.get("seq", -1)))
-            self.terminal_seen = event.get("type") in TERMINAL_TYPES
-            self._buffer.append(event)
+            self.terminal_seen = is_terminal
+            self._buffer.append(event if self.error is None else self._ending(event))
             self._lock.notify()
 
     def close(self, timeout: float | None = None) -> bool:
@@ -94,7 +117,8 @@ class EventSink:
             self._lock.notify()
         self._writer.join(timeout)
         with self._lock:
-            return not self.failed and not self._buffer and not self._busy and not self.dropped
+            return (not self.failed and self.error is None and not self._buffer
+                    and not self._busy and not self.dropped)
 
     def _run(self) -> None:
         while True:
@@ -106,33 +130,39 @@ class EventSink:
                 count = min(len(self._buffer), MAX_BATCH)
                 batch = [self._buffer.popleft() for _ in range(count)]
                 self._busy = True
-            delivered = self._deliver(batch)
+            problem = self._deliver(batch)
             with self._lock:
                 self._busy = False
-                if not delivered:
-                    self._give_up(len(batch))
+                if problem is None:
+                    self._written_seq = max([self._written_seq, *_stored_seqs(batch)])
+                elif problem == _UNREACHABLE or self.error is not None:
+                    self._give_up(len(batch))  # unreachable, or even the ending failed
+                else:
+                    self._fail(batch, problem)
 
-    def _deliver(self, batch: list[Event]) -> bool:
+    def _deliver(self, batch: list[Event]) -> str | None:
+        """None when the batch is in Redis, else what went wrong."""
         deadline = time.monotonic() + self._retry_seconds
         delay = 0.05
         while True:
             try:
                 self._write(batch)
-                return True
+                return None
             except RETRYABLE as exc:
                 if time.monotonic() + delay > deadline:
                     log.error("run %s: Redis unreachable for %g s, giving up on its events "
                               "(%s)", self._run_id, self._retry_seconds, type(exc).__name__)
-                    return False
+                    return _UNREACHABLE
                 log.warning("run %s: Redis unreachable (%s), retrying in %.2f s",
                             self._run_id, type(exc).__name__, delay)
                 time.sleep(delay)
                 delay = min(delay * 2, 2.0)
-            except redis.RedisError:
-                # Not a connectivity problem (e.g. a wrong type at the key): retrying
-                # cannot help, and the details may name the payload, so log the type.
-                log.exception("run %s: Redis refused the events", self._run_id)
-                return False
+            except Exception as exc:
+                # Not connectivity (an event that does not encode, a wrong type at the
+                # key): retrying cannot help. The details may name the payload, so the
+                # message names the type only.
+                log.exception("run %s: its events could not be written", self._run_id)
+                return f"the runner could not write the run's events ({type(exc).__name__})"
 
     def _write(self, batch: list[Event]) -> None:
         pipe = self._redis.pipeline(transaction=True)
@@ -150,6 +180,33 @@ class EventSink:
         self.failed = True
         self.dropped += lost + len(self._buffer)
         self._buffer.clear()
+
+    def _fail(self, batch: list[Event], error: str) -> None:
+        """Caller holds the lock: drop what is left but the ending, written as run.failed."""
+        self.error = error
+        queued = [*batch, *self._buffer]
+        terminal = next((e for e in queued if e.get("type") in TERMINAL_TYPES), None)
+        self.dropped += len(queued) - (terminal is not None)
+        self._buffer.clear()
+        if terminal is not None:
+            self._buffer.append(self._ending(terminal))
+        self._lock.notify()
+
+    def _ending(self, terminal: Event) -> Event:
+        """The run's true ending after a failed batch; the engine's usage is kept."""
+        usage = terminal.get("usage")
+        if not (isinstance(usage, dict) and isinstance(usage.get("tokens"), int)):
+            usage = {"tokens": 0}
+        return {"seq": self._written_seq + 1, "type": "run.failed", "at": now_iso(),
+                "error": {"code": "node_error", "message": f"{self.error}; the run was stopped"},
+                "reason": EVENTS_LOST, "usage": {"tokens": usage["tokens"]}}
+
+
+_UNREACHABLE: Final = "unreachable"
+
+
+def _stored_seqs(batch: list[Event]) -> list[int]:
+    return [int(e.get("seq", -1)) for e in batch if e.get("type") != "node.delta"]
 
 
 def sink_client(redis_url: str) -> redis.Redis:

@@ -186,7 +186,8 @@ class Watcher:
 
     A thread, not a task in the run's event loop, so a run that hogs its loop still
     keeps its lease. A lease found dead means the gateway may have ended the run (and
-    may give the slot away), so the run stops; so it does when the sink gave up.
+    may give the slot away), so the run stops; so it does when the sink failed (the
+    engine also notices at its next event: the sink raises then).
     """
 
     def __init__(self, client: redis.Redis, run_id: str, cancel: threading.Event,
@@ -221,7 +222,7 @@ class Watcher:
                     log.warning("run %s: Redis unreachable (%s); the run goes on",
                                 self._run_id, type(exc).__name__)
                 self._unreachable = True
-            if self._sink.failed:
+            if self._sink.failed or self._sink.error is not None:
                 self._cancel.set()
 
     def _check_cancel(self) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from django.test import override_settings
 
 from kionga.checks import check_limits, check_runner_token, check_secret_patterns
@@ -31,3 +32,18 @@ def test_it_rejects_non_positive_limits() -> None:
 )
 def test_it_rejects_a_short_runner_token_when_runs_are_enabled() -> None:
     assert [error.id for error in check_runner_token(None)] == ["kionga.E004"]
+
+
+@override_settings(KIONGA_SECRET_PATTERNS=[r"\p{Lu}{3}-\d{4}", r"secret(?=x)"])
+def test_it_validates_secret_patterns_with_the_runners_engine() -> None:
+    # The RE2-only pattern passes (the runner compiles it too); the Python-only
+    # lookahead is refused (the runner would refuse it at start).
+    from runner.settings import SettingsError, load_settings
+
+    errors = check_secret_patterns(None)
+    assert [error.msg.split(" is not")[0] for error in errors] == [
+        r"KIONGA_SECRET_PATTERNS: secret(?=x)"]
+    env = {"KIONGA_DESIGNER_RUNNER_TOKEN": "x" * 16}
+    assert load_settings({**env, "KIONGA_SECRET_PATTERNS": r"\p{Lu}{3}-\d{4}"})
+    with pytest.raises(SettingsError, match="is not valid RE2"):
+        load_settings({**env, "KIONGA_SECRET_PATTERNS": r"secret(?=x)"})

@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 
+from contracts.registry import LIMITS
 from runner.backends import Completion, Messages, OnDelta, count_words
 from runner.failures import NodeFailure
 from runner.request import LLMConfig
@@ -61,6 +62,7 @@ class OpenAIBackend:
 
 async def _read(response: httpx.Response, on_delta: OnDelta) -> tuple[str, int | None]:
     parts: list[str] = []
+    size = 0
     tokens: int | None = None
     if "text/event-stream" not in response.headers.get("content-type", "text/event-stream"):
         # A server that ignored stream=true: one JSON answer.
@@ -86,6 +88,10 @@ async def _read(response: httpx.Response, on_delta: OnDelta) -> tuple[str, int |
         for choice in chunk.get("choices") or []:
             piece = (choice.get("delta") or {}).get("content")
             if isinstance(piece, str) and piece:
+                size += len(piece)
+                if size > LIMITS["value_chars"]:  # stop reading: it would be refused anyway
+                    raise NodeFailure("node_error", "the model server answered more than "
+                                                    f"{LIMITS['value_chars']:,} characters")
                 parts.append(piece)
                 await on_delta(piece)
     return "".join(parts), tokens

@@ -1,46 +1,43 @@
-"""The dispatch table: component kind → implementation.
+"""Component implementations, found by kind.
 
-Pure kinds are plain functions the scheduler calls inline; the others are
-coroutines run as tasks under their registry timeout and retries.
+Each module of this package registers its kinds with `@implements("kind")`: a plain
+function for kinds the registry marks `pure` (the scheduler calls them inline), a
+coroutine function for the others (run as tasks under their timeout and retries).
+Every module here is imported below, so a new kind touches the registry and its own
+module only.
 """
 
 from __future__ import annotations
 
+import importlib
+import inspect
+import pkgutil
 from collections.abc import Awaitable, Callable
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
+from contracts.registry import COMPONENTS
 from contracts.types import PortType
-from runner.components.approval import run_approval
-from runner.components.flows import run_loop, run_map, run_subflow
-from runner.components.io import run_input, run_output
-from runner.components.logic import run_condition, run_extract, run_join, run_memory, run_router
-from runner.components.model import run_model
-from runner.components.prompt import run_prompt
-from runner.components.resources import run_api, run_knowledge, run_storage, run_tool
 from runner.context import NodeContext, NodeOutput
 
 PureComponent = Callable[[NodeContext, Any, PortType], NodeOutput]
 AsyncComponent = Callable[[NodeContext, Any, PortType], Awaitable[NodeOutput]]
+F = TypeVar("F", PureComponent, AsyncComponent)
 
-PURE: Final[dict[str, PureComponent]] = {
-    "input": run_input,
-    "output": run_output,
-    "prompt": run_prompt,
-    "condition": run_condition,
-    "router": run_router,
-    "join": run_join,
-    "extract": run_extract,
-    "memory": run_memory,
-}
+IMPLEMENTATIONS: Final[dict[str, PureComponent | AsyncComponent]] = {}
 
-ASYNC: Final[dict[str, AsyncComponent]] = {
-    "model": run_model,
-    "tool": run_tool,
-    "api": run_api,
-    "knowledge": run_knowledge,
-    "storage": run_storage,
-    "subflow": run_subflow,
-    "map": run_map,
-    "loop": run_loop,
-    "approval": run_approval,
-}
+
+def implements(kind: str) -> Callable[[F], F]:
+    def register(function: F) -> F:
+        comp = COMPONENTS.get(kind)
+        if comp is None or comp.pure == inspect.iscoroutinefunction(function):
+            # A programming error: the registry and the implementation disagree.
+            raise TypeError(f"{function.__name__} cannot implement {kind!r}: the registry "
+                            "says pure kinds are plain functions, others coroutines")
+        IMPLEMENTATIONS[kind] = function
+        return function
+
+    return register
+
+
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")

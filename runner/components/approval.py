@@ -14,6 +14,7 @@ from typing import Any
 
 from contracts.conversions import to_text
 from contracts.types import PortType
+from runner.components import implements
 from runner.components.prompt import substitute
 from runner.context import NodeContext, NodeOutput
 from runner.failures import NodeFailure
@@ -23,6 +24,7 @@ SECOND = 1.0
 DEFAULT_MESSAGE = "Approve this step?"
 
 
+@implements("approval")
 async def run_approval(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
     text = to_text(value, vtype)
     message = substitute(ctx.setting("message"), text) or DEFAULT_MESSAGE

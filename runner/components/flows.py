@@ -13,11 +13,13 @@ from typing import Any
 
 from contracts.conversions import text_to_json, to_text
 from contracts.types import PortType
+from runner.components import implements
 from runner.components.logic import check
 from runner.context import NodeContext, NodeOutput
 from runner.failures import NodeFailure
 
 
+@implements("subflow")
 async def run_subflow(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
     version = ctx.required("subflow").strip()
     outcome = await ctx.run.run_subflow(ctx.node_id, version, to_text(value, vtype))
@@ -41,6 +43,7 @@ def item_text(item: Any) -> str:
                                                         separators=(",", ":"))
 
 
+@implements("map")
 async def run_map(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
     version = ctx.required("subflow").strip()
     items = map_items(value, vtype)
@@ -70,6 +73,7 @@ async def _gather_all(coros: Any) -> list[tuple[str, int]]:
             task.cancel()
 
 
+@implements("loop")
 async def run_loop(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
     """Run the subflow on its own output until `until` holds (port out) or
     max_iterations pass (port exhausted). Without `until` it runs max_iterations

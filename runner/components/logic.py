@@ -7,6 +7,7 @@ from typing import Any
 from contracts.conditions import ConditionError, parse_condition
 from contracts.conversions import text_to_chat, text_to_json, to_text
 from contracts.types import PortType
+from runner.components import implements
 from runner.context import NodeContext, NodeOutput
 from runner.failures import NodeFailure
 
@@ -20,12 +21,14 @@ def check(expression: str, text: str, where: str) -> bool:
         raise NodeFailure("node_error", f"{where}: {exc}") from None
 
 
+@implements("condition")
 def run_condition(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
     text = to_text(value, vtype)
     port = "true" if check(ctx.required("expression"), text, "expression") else "false"
     return NodeOutput(port, text)
 
 
+@implements("router")
 def run_router(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
     """Routes are checked in order; the first true one fires, else `default`. One port only."""
     text = to_text(value, vtype)
@@ -36,6 +39,7 @@ def run_router(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
     return NodeOutput("default", text)
 
 
+@implements("join")
 def run_join(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
     """Merge inbound values into one JSON object keyed by source node id.
 
@@ -48,6 +52,7 @@ def run_join(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
     return NodeOutput("out", merged)
 
 
+@implements("extract")
 def run_extract(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
     """Pick a value by a dotted path (`items.0.name`); `missing`: fail or empty (null)."""
     path = ctx.required("path").strip()
@@ -74,6 +79,7 @@ def _is_index(part: str) -> bool:
     return part.isdigit() and part.isascii()
 
 
+@implements("memory")
 def run_memory(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
     """The last N turns of the run's history, then the incoming turn(s).
 

@@ -7,8 +7,17 @@ from typing import Any
 
 from contracts.conversions import text_to_chat
 from contracts.types import PortType
+from runner.components import implements
+from runner.components.prompt import VALUE_CHARS
 from runner.context import NodeContext, NodeOutput
 from runner.failures import NodeFailure
+
+
+def check_size(text: str) -> None:
+    """A model's answer is a value like any other: at most VALUE_CHARS."""
+    if len(text) > VALUE_CHARS:
+        raise NodeFailure("node_error", f"the model answered more than {VALUE_CHARS:,} "
+                                        "characters")
 
 
 def messages_for(ctx: NodeContext, value: Any, vtype: PortType) -> list[dict[str, Any]]:
@@ -18,17 +27,20 @@ def messages_for(ctx: NodeContext, value: Any, vtype: PortType) -> list[dict[str
     return head + [t for t in turns if isinstance(t, dict)]
 
 
+@implements("model")
 async def run_model(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
     messages = messages_for(ctx, value, vtype)
     model = ctx.setting("model").strip() or "llm"
     if model == "llm":
         completion = await ctx.run.backend.complete(messages, ctx.delta)
         ctx.flush_delta()
+        check_size(completion.text)
         return NodeOutput("out", completion.text, text=completion.text, tokens=completion.tokens)
     answer = await ctx.run.resources.predict(model, messages)
     text = answer.get("text")
     if not isinstance(text, str):
         raise NodeFailure("node_error", f"model {model} answered without text")
+    check_size(text)
     usage = answer.get("usage")
     tokens = usage.get("tokens") if isinstance(usage, dict) else None
     if not isinstance(tokens, int):

@@ -1,7 +1,8 @@
 """tool, api, knowledge and storage: calls through the run's ResourceClient.
 
-tool and api have side effects: they run only when the run allows them, otherwise
-they fail with side_effects_not_allowed (and their error port applies).
+tool and api have side effects (registry): the scheduler runs them only when the run
+allows them, otherwise they fail with side_effects_not_allowed (their error port
+applies) without being called.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import Any
 
 from contracts.conversions import to_text
 from contracts.types import PortType
+from runner.components import implements
 from runner.components.prompt import substitute
 from runner.context import NodeContext, NodeOutput
 from runner.failures import NodeFailure
@@ -17,16 +19,8 @@ from runner.failures import NodeFailure
 _METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"})
 
 
-def _require_side_effects(ctx: NodeContext) -> None:
-    if not ctx.run.request.allow_side_effects:
-        raise NodeFailure(
-            "side_effects_not_allowed",
-            f"{ctx.kind} node {ctx.node_id} has side effects; this run does not allow them",
-        )
-
-
+@implements("tool")
 async def run_tool(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
-    _require_side_effects(ctx)
     answer = await ctx.run.resources.invoke_function(ctx.required("tool").strip(), value)
     return NodeOutput("out", answer.get("output"))
 
@@ -41,8 +35,8 @@ def parse_request(spec: str) -> tuple[str, str]:
     return method, path
 
 
+@implements("api")
 async def run_api(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
-    _require_side_effects(ctx)
     method, path = parse_request(ctx.setting("request"))
     connection = ctx.required("connection").strip()
     answer = await ctx.run.resources.invoke_connection(connection, method, path, value)
@@ -52,6 +46,7 @@ async def run_api(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
     return NodeOutput("out", answer.get("body"))
 
 
+@implements("knowledge")
 async def run_knowledge(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
     query = substitute(ctx.setting("query"), to_text(value, vtype))
     limit = ctx.int_setting("limit")
@@ -64,6 +59,7 @@ async def run_knowledge(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOu
     return NodeOutput("out", [_document(d) for d in documents[:limit]])
 
 
+@implements("storage")
 async def run_storage(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
     # The input is optional: unconnected, the key template sees an empty {input}.
     key = substitute(ctx.setting("key"), to_text(value, vtype))

@@ -13,7 +13,7 @@ from typing import Any
 from django.db.models import F
 
 from kionga import upstream
-from kionga.builtin_tools import BUILTIN_TOOLS
+from kionga.builtin_tools import BUILTIN_TOOLS, ToolError
 from kionga.errors import APIError
 from kionga.resource_models import ApiConnection, Dataset, DatasetObject, Function, ModelEndpoint
 from runs.internal.checks import check_in_scope, check_resource, check_side_effects
@@ -79,6 +79,8 @@ def do_invoke_function(run: Run, name: str, value: Any) -> dict[str, Any]:
     if builtin is not None:
         try:
             return {"output": builtin(value)}
+        except ToolError as exc:  # e.g. an input past the bound: say which
+            raise APIError(422, "tool_failed", f"Built-in tool {name!r}: {exc}.") from None
         except Exception:  # pure functions, but the input is anyone's JSON
             raise APIError(422, "tool_failed", f"Built-in tool {name!r} failed.") from None
     function = check_resource(run, Function, "function", name)

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from runner.settings import DEFAULT_SECRET_PATTERNS, SettingsError, load_settings
+from runner.redact import DEFAULT_SECRET_PATTERNS
+from runner.settings import SettingsError, load_settings
 
 TOKEN = "0123456789abcdef"
 

@@ -14,7 +14,7 @@ import redis
 
 from runner import protocol
 from runner.events import now_iso
-from runner.sink import EventSink, sink_client
+from runner.sink import EventSink, SinkFailed, sink_client
 from tests.runner_process.runner_kit import REDIS_URL, RedisServer, free_port, wait_for
 
 KEY = b"k" * 32
@@ -103,6 +103,7 @@ def test_it_gives_up_when_redis_stays_away(caplog: pytest.LogCaptureFixture) -> 
     sink(event(0, "run.started"))
     assert not sink.close(5)
     assert sink.failed and sink.dropped == 1
-    sink(event(1))  # nothing is buffered once it gave up
+    with pytest.raises(SinkFailed):  # nothing is buffered once it gave up: the run stops
+        sink(event(1))
     assert sink.dropped == 2
     assert "giving up on its events" in caplog.text
