@@ -8,14 +8,17 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from rest_framework.exceptions import ParseError
+from rest_framework.request import Request
 
-from contracts.issues import Issue
+from contracts.issues import Issue, error
 from contracts.validate import Report, check_document_shape, validate_graph
 from designs.models import Design, DesignRevision
 from designs.resource_check import ProjectResources
 from kionga.access import AnyUser, check_project_access, check_role, projects_of, role_in_project
 from kionga.errors import APIError, not_found
 from kionga.models import Project, Role
+from kionga.parsers import RefusedJSON
 
 EMPTY_GRAPH: dict[str, Any] = {
     "schema_version": 2,
@@ -34,6 +37,18 @@ def invalid_document(issues: list[Issue]) -> APIError:
     """A 400 in the issue shape: the body is not a graph document at all."""
     message = issues[0].message if issues else "The body is not a graph document."
     return APIError(400, "invalid_document", message, {"issues": [i.to_dict() for i in issues]})
+
+
+def graph_body(request: Request) -> Any:
+    """The parsed body of a validate route. A body that is not JSON at all is 400
+    invalid_document in the issue shape (the spec: like any other body that is no
+    graph document); JSON we refuse (kionga.parsers.RefusedJSON) stays invalid_json."""
+    try:
+        return request.data
+    except RefusedJSON:
+        raise
+    except ParseError as exc:
+        raise invalid_document([error("invalid_document", str(exc.detail))]) from None
 
 
 def check_graph_document(doc: Any) -> dict[str, Any]:

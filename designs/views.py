@@ -39,7 +39,7 @@ def templates(request: Request) -> Response:
                operation_id="validate_graph")
 @api_view(["POST"])
 def validate_unsaved(request: Request) -> Response:
-    body = actions.check_graph_document(request.data)
+    body = actions.check_graph_document(actions.graph_body(request))
     project = None
     if body.get("project_id") is not None:
         project = check_project_access(request.user, body["project_id"])
@@ -97,7 +97,7 @@ def design(request: Request, design_id: str) -> Response:
 @api_view(["POST"])
 def validate_saved(request: Request, design_id: str) -> Response:
     found = actions.check_design_access(request.user, design_id)
-    body: Any = request.data
+    body: Any = actions.graph_body(request)
     if body in (None, {}) or body == b"":
         graph: Any = found.current().graph
     else:

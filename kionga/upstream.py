@@ -9,7 +9,6 @@ before it reaches the runner.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from typing import Any
 
 import httpx
 
+from kionga import parsers
 from kionga.errors import APIError
 
 logger = logging.getLogger(__name__)
@@ -33,14 +33,24 @@ class Answer:
     status: int
     content: bytes
     content_type: str
+    what: str = "the upstream"
 
     def json(self) -> Any:
-        return json.loads(self.content)
+        """The strict parse (kionga.parsers.loads): a ValueError for anything else."""
+        return parsers.loads(self.content)
 
     def json_or_text(self) -> Any:
-        """Parsed JSON when it is JSON, else the text (e.g. an HTML error page)."""
+        """Parsed JSON when it is JSON, else the text (e.g. an HTML error page).
+
+        JSON we cannot pass on (lone surrogates, 1e999, too deep) is a 502: passing
+        it as text would hide that the upstream's answer is broken.
+        """
         try:
             return self.json()
+        except parsers.JSONRefused as exc:
+            reason = str(exc).rstrip(".")
+            raise unavailable(self.what, f"answered JSON that cannot be used ({reason})",
+                              502) from None
         except ValueError:
             return self.content.decode("utf-8", errors="replace")
 
@@ -63,7 +73,7 @@ def send(what: str, method: str, url: str, *, headers: dict[str, str], timeout: 
             with client.stream(method, url, headers=headers, **body) as response:
                 content = _read_capped(what, response.iter_bytes())
                 return Answer(response.status_code, content,
-                              response.headers.get("content-type", ""))
+                              response.headers.get("content-type", ""), what)
     except httpx.TimeoutException:
         raise unavailable(what, "did not answer in time", 503) from None
     except httpx.HTTPError as exc:
