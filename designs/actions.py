@@ -12,6 +12,7 @@ from rest_framework.exceptions import ParseError
 from rest_framework.request import Request
 
 from contracts.issues import Issue, error
+from contracts.registry import CEILINGS
 from contracts.validate import Report, check_document_shape, validate_graph
 from designs.models import Design, DesignRevision
 from designs.resource_check import ProjectResources
@@ -57,7 +58,22 @@ def check_graph_document(doc: Any) -> dict[str, Any]:
     if issues:
         raise invalid_document(issues)
     assert isinstance(doc, dict)
+    check_ceilings(doc)
     return doc
+
+
+def check_ceilings(doc: dict[str, Any]) -> None:
+    """413 for a document past the hard ceilings, before any validation work.
+
+    Drafts past LIMITS (100 nodes...) are saved with issues, as the spec asks; past
+    CEILINGS they are not drafts but load, and every later read would pay for them.
+    """
+    for part, ceiling in (("nodes", CEILINGS["max_draft_nodes"]),
+                          ("edges", CEILINGS["max_draft_edges"])):
+        if len(doc[part]) > ceiling:
+            raise APIError(413, "payload_too_large",
+                           f"A graph document may have at most {ceiling} {part}; "
+                           f"this one has {len(doc[part])}.", {"field": part})
 
 
 def check_design_access(user: AnyUser, design_id: str, min_role: str = Role.VIEWER) -> Design:

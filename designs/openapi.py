@@ -122,4 +122,4 @@ def ok(schema: dict[str, Any], description: str = "") -> OpenApiResponse:
     return OpenApiResponse(response=schema, description=description)
 
 
-ERRORS = {code: ErrorSerializer for code in (400, 401, 403, 404, 409)}
+ERRORS = {code: ErrorSerializer for code in (400, 401, 403, 404, 409, 413, 429)}

@@ -98,6 +98,9 @@ class StorableJSONParser(JSONParser):
 
     def parse(self, stream: Any, media_type: str | None = None,
               parser_context: Mapping[str, Any] | None = None) -> Any:
+        # Size: the listeners refuse big bodies before Django; any other way in meets
+        # Django's DATA_UPLOAD_MAX_MEMORY_SIZE (= KIONGA_MAX_BODY_BYTES) when DRF reads
+        # request.body, answered 413 by kionga.errors.
         raw = stream.read() if stream is not None else b""
         try:
             return loads(raw)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import dj_database_url
 
+from contracts.registry import CEILINGS
 from kionga.env import env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -120,6 +121,11 @@ STATIC_ROOT = VAR_DIR / "static"
 # The demo has no web server in front of uvicorn; this lets Django serve the
 # admin's assets itself. Leave it off behind a real proxy.
 KIONGA_SERVE_STATIC = env_bool("KIONGA_SERVE_STATIC", False)
+
+# Bodies past this are 413 payload_too_large (kionga.http_limits before Django, and
+# kionga.parsers); the internal listener allows more (kionga.settings_internal).
+KIONGA_MAX_BODY_BYTES = CEILINGS["max_body_bytes"]
+DATA_UPLOAD_MAX_MEMORY_SIZE = KIONGA_MAX_BODY_BYTES
 
 REST_FRAMEWORK = {
     # Bearer first: its authenticate_header makes DRF answer 401, not 403.
