@@ -195,6 +195,10 @@ KIONGA_SECRET_PATTERNS = env_list(
     ],
 )
 
+# Hosts, addresses/CIDRs and host:port the gateway may call although they are not
+# public (kionga.egress): e.g. an in-cluster model server. Empty: public addresses only.
+KIONGA_EGRESS_ALLOW = env_list("KIONGA_EGRESS_ALLOW", [])
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

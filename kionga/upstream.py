@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from kionga import parsers
+from kionga import egress, parsers
 from kionga.errors import APIError
 
 logger = logging.getLogger(__name__)
@@ -69,15 +69,19 @@ def send(what: str, method: str, url: str, *, headers: dict[str, str], timeout: 
         body["json"] = json_body
     try:
         # No redirects: following one could carry the secret headers somewhere else.
-        with httpx.Client(timeout=timeout, follow_redirects=False) as client:
+        # No proxies from the environment: they would bypass the egress policy.
+        with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False,
+                          transport=egress.guarded_transport()) as client:
             with client.stream(method, url, headers=headers, **body) as response:
                 content = _read_capped(what, response.iter_bytes())
                 return Answer(response.status_code, content,
                               response.headers.get("content-type", ""), what)
-    except httpx.TimeoutException:
-        raise unavailable(what, "did not answer in time", 503) from None
-    except httpx.HTTPError as exc:
-        raise unavailable(what, f"cannot be reached ({type(exc).__name__})", 503) from None
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
+        # One answer whatever went wrong (refused, timeout, DNS, egress policy), so a
+        # staff URL cannot be used to map the network; the kind goes to the log only.
+        logger.warning("%s cannot be reached (%s)", what, type(exc).__name__)
+        raise APIError(503, "resource_unavailable", f"{capital(what)} cannot be reached.") \
+            from None
 
 
 def _read_capped(what: str, chunks: Iterable[bytes]) -> bytes:
