@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -32,8 +33,12 @@ if os.environ.get("CI"):
 
 
 @pytest.fixture(autouse=True)
-def _egress_allows_loopback(settings: Any) -> None:
-    settings.KIONGA_EGRESS_ALLOW = TEST_EGRESS_ALLOW
+def _egress_allows_loopback() -> Iterator[None]:
+    # Not pytest-django's `settings` fixture: some tests have a parameter of that name.
+    from django.test import override_settings
+
+    with override_settings(KIONGA_EGRESS_ALLOW=TEST_EGRESS_ALLOW):
+        yield
 
 
 @pytest.fixture(scope="session")

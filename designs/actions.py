@@ -16,6 +16,7 @@ from contracts.registry import CEILINGS
 from contracts.validate import Report, check_document_shape, validate_graph
 from designs.models import Design, DesignRevision
 from designs.resource_check import ProjectResources
+from designs.validation import revision_report
 from kionga.access import AnyUser, check_project_access, check_role, projects_of, role_in_project
 from kionga.errors import APIError, not_found
 from kionga.models import Project, Role
@@ -193,7 +194,7 @@ def design_dict(design: Design, *, with_graph: bool = True) -> dict[str, Any]:
     }
     if with_graph:
         revision = design.current()
-        report = graph_report(revision.graph, design.project)
+        report = revision_report(revision, design.project)
         doc["graph"] = report.graph if report.graph is not None else revision.graph
         doc["validation"] = {
             "runnable": report.runnable,
