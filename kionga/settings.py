@@ -122,6 +122,18 @@ STATIC_ROOT = VAR_DIR / "static"
 # admin's assets itself. Leave it off behind a real proxy.
 KIONGA_SERVE_STATIC = env_bool("KIONGA_SERVE_STATIC", False)
 
+# API throttles (kionga.throttles): requests per user (or per address without a
+# login), "N/second|minute|hour|day"; counted in Redis through Django's cache.
+KIONGA_THROTTLE_USER = env_str("KIONGA_THROTTLE_USER", "1200/minute")
+KIONGA_THROTTLE_ANON = env_str("KIONGA_THROTTLE_ANON", "120/minute")
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "kionga:cache",
+    }
+}
+
 # Bodies past this are 413 payload_too_large (kionga.http_limits before Django, and
 # kionga.parsers); the internal listener allows more (kionga.settings_internal).
 KIONGA_MAX_BODY_BYTES = CEILINGS["max_body_bytes"]
@@ -137,6 +149,7 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["kionga.parsers.StorableJSONParser"],
     "EXCEPTION_HANDLER": "kionga.errors.api_exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["kionga.throttles.UserThrottle", "kionga.throttles.AnonThrottle"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }

@@ -13,3 +13,7 @@ ROOT_URLCONF = "kionga.internal_urls"
 # of up to 64 KB (contracts LIMITS["output_bytes"]) — more than the public 1 MB.
 KIONGA_MAX_BODY_BYTES = 8 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = KIONGA_MAX_BODY_BYTES
+
+# Not throttled: every call here is a run's resource call, bounded by runner capacity;
+# a 429 is not part of the runner's contract (runner/resources.py).
+REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_CLASSES": []}  # noqa: F405
