@@ -17,3 +17,6 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = KIONGA_MAX_BODY_BYTES
 # Not throttled: every call here is a run's resource call, bounded by runner capacity;
 # a 429 is not part of the runner's contract (runner/resources.py).
 REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_CLASSES": []}  # noqa: F405
+
+# The runner calls this listener over plain HTTP inside the deployment.
+SECURE_SSL_REDIRECT = False
