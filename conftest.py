@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,11 +19,26 @@ from hypothesis import settings as hypothesis_settings
 # suite's quiet-output check) in every test that talks HTTP.
 logging.getLogger("httpx").setLevel(logging.WARNING)
 
+# The loopback test peers (tests/loopback.py) are not public addresses: the egress
+# policy (kionga.egress) must allow them. os.environ for the listeners tests start as
+# processes; the fixture below for this process, whose settings are already loaded.
+TEST_EGRESS_ALLOW = ["127.0.0.1"]
+os.environ.setdefault("KIONGA_EGRESS_ALLOW", ",".join(TEST_EGRESS_ALLOW))
+
 # CI runs the property and fuzz tests on a fixed seed, so a red build is reproducible
 # (and never a coin toss); runs elsewhere explore new examples every time.
 hypothesis_settings.register_profile("ci", derandomize=True, database=None)
 if os.environ.get("CI"):
     hypothesis_settings.load_profile("ci")
+
+
+@pytest.fixture(autouse=True)
+def _egress_allows_loopback() -> Iterator[None]:
+    # Not pytest-django's `settings` fixture: some tests have a parameter of that name.
+    from django.test import override_settings
+
+    with override_settings(KIONGA_EGRESS_ALLOW=TEST_EGRESS_ALLOW):
+        yield
 
 
 @pytest.fixture(scope="session")

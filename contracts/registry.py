@@ -360,6 +360,15 @@ LIMITS: Final[dict[str, int]] = {
     "value_chars": 1_000_000,
 }
 
+# Hard ceilings on what the gateway accepts at all, well above LIMITS: drafts with
+# errors (too many nodes, ...) may still be saved, but a body past these is refused
+# before any parsing or validation work (413 payload_too_large).
+CEILINGS: Final[dict[str, int]] = {
+    "max_draft_nodes": 1_000,
+    "max_draft_edges": 3_000,
+    "max_body_bytes": 1024 * 1024,
+}
+
 SETTINGS_RANGES: Final[dict[str, tuple[int, int, int]]] = {
     # name: (minimum, maximum, default)
     "max_steps": (1, 200, 50),

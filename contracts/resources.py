@@ -8,6 +8,7 @@ same message, so validation never tells anyone what exists elsewhere.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
 from contracts.issues import Issue, error, quote
@@ -45,11 +46,28 @@ class StaticResources:
         return resource_id in self._ids.get(kind, frozenset())
 
 
-def check_resources(
-    nodes: list[NodeView], resources: ResourceCheck, issues: list[Issue]
-) -> None:
-    # Ask about each (kind, id) once, however many nodes name it.
-    answers: dict[tuple[ResourceKind, str], bool] = {}
+@dataclass(frozen=True, slots=True)
+class ResourceRef:
+    """One resource ID a node's config names, and where (for the issue)."""
+
+    kind: ResourceKind
+    value: str
+    path: str
+    node_id: str
+
+    def to_list(self) -> list[str]:
+        return [self.kind, self.value, self.path, self.node_id]
+
+    @classmethod
+    def from_list(cls, raw: list[str]) -> ResourceRef:
+        kind, value, path, node_id = raw
+        return cls(kind, value, path, node_id)  # type: ignore[arg-type]
+
+
+def resource_refs(nodes: list[NodeView]) -> list[ResourceRef]:
+    """The IDs to look up, in document order; the platform model and values already
+    reported (empty, too long) are not looked up."""
+    refs: list[ResourceRef] = []
     for view in nodes:
         if view.component is None:
             continue
@@ -58,11 +76,46 @@ def check_resources(
             value = view.config.get(setting.name)
             if kind is None or not isinstance(value, str) or not _is_lookup(kind, value):
                 continue
-            key = (kind, value)
-            if key not in answers:
-                answers[key] = bool(resources.exists(kind, value))
-            if not answers[key]:
-                issues.append(_missing(kind, value, view, setting.name))
+            refs.append(ResourceRef(kind, value, f"nodes.{view.index}.config.{setting.name}",
+                                    view.id))
+    return refs
+
+
+def missing_resources(refs: list[ResourceRef], resources: ResourceCheck) -> list[Issue]:
+    """An issue per reference whose ID does not exist. With `existing_ids` (see
+    BatchResourceCheck) one question per kind; else one per distinct (kind, ID)."""
+    found = _existing(refs, resources)
+    return [_missing(ref) for ref in refs if (ref.kind, ref.value) not in found]
+
+
+class BatchResourceCheck(ResourceCheck, Protocol):
+    """A ResourceCheck that can also answer for many IDs of one kind at once (the
+    gateway's: one database query per kind instead of one per ID)."""
+
+    def existing_ids(self, kind: ResourceKind, resource_ids: set[str]) -> set[str]:
+        """The subset of `resource_ids` of `kind` that exist in the project."""
+        ...
+
+
+def _existing(refs: list[ResourceRef], resources: ResourceCheck) -> set[tuple[str, str]]:
+    # dicts, not sets: without a batch the questions go in document order
+    wanted: dict[ResourceKind, dict[str, None]] = {}
+    for ref in refs:
+        wanted.setdefault(ref.kind, {})[ref.value] = None
+    batch = getattr(resources, "existing_ids", None)
+    found: set[tuple[str, str]] = set()
+    for kind, ids in wanted.items():
+        if callable(batch):
+            found.update((kind, value) for value in batch(kind, set(ids)))
+        else:
+            found.update((kind, value) for value in ids if resources.exists(kind, value))
+    return found
+
+
+def check_resources(
+    nodes: list[NodeView], resources: ResourceCheck, issues: list[Issue]
+) -> None:
+    issues.extend(missing_resources(resource_refs(nodes), resources))
 
 
 def _is_lookup(kind: ResourceKind, value: str) -> bool:
@@ -74,13 +127,14 @@ def _is_lookup(kind: ResourceKind, value: str) -> bool:
     return not (kind == "model" and value == PLATFORM_MODEL)
 
 
-def _missing(kind: ResourceKind, value: str, view: NodeView, name: str) -> Issue:
-    code = "unknown_version" if kind == "version" else "unknown_resource"
+def _missing(ref: ResourceRef) -> Issue:
+    code = "unknown_version" if ref.kind == "version" else "unknown_resource"
     return error(
         code,
-        f"{_NAMES[kind]} {quote(value)} does not exist in this project, or you cannot use it.",
-        f"nodes.{view.index}.config.{name}",
-        view.id,
+        f"{_NAMES[ref.kind]} {quote(ref.value)} does not exist in this project, "
+        "or you cannot use it.",
+        ref.path,
+        ref.node_id,
     )
 
 

@@ -17,7 +17,13 @@ from typing import Any
 from contracts.hashing import content_sha256
 from contracts.issues import Issue, error
 from contracts.normalize import assemble, migrated_warning, normalize_settings
-from contracts.resources import ResourceCheck, StaticResources, check_resources
+from contracts.resources import (
+    ResourceCheck,
+    ResourceRef,
+    StaticResources,
+    missing_resources,
+    resource_refs,
+)
 from contracts.validate_document import (
     check_document_shape,
     check_name,
@@ -31,9 +37,11 @@ from contracts.validate_nodes import NodeView, check_node_counts, check_nodes
 __all__ = [
     "Report",
     "ResourceCheck",
+    "ResourceRef",
     "StaticResources",
     "check_document_shape",
     "validate_graph",
+    "with_resources",
 ]
 
 # Issues about the document as a whole come first even though they have no path.
@@ -47,6 +55,8 @@ class Report:
     issues: list[Issue]
     graph: dict[str, Any] | None = None
     content_sha256: str | None = None
+    # The resource IDs the graph names, for checking them later (with_resources).
+    resource_refs: list[ResourceRef] = field(default_factory=list)
 
     @property
     def errors(self) -> list[Issue]:
@@ -84,11 +94,26 @@ def validate_graph(doc: Any, resources: ResourceCheck | None = None) -> Report:
     except RecursionError:
         # Only values nested deeper than Python's recursion limit get here.
         checked = _Checked([error("invalid_document", "The document is nested too deeply.")])
-    if resources is not None:
-        check_resources(checked.nodes, resources, checked.late)
     issues = _merge(checked.issues, checked.late)
-    runnable = not any(i.severity == "error" for i in issues)
-    return Report(runnable, issues, checked.graph, checked.content_sha256)
+    report = Report(_runnable(issues), issues, checked.graph, checked.content_sha256,
+                    resource_refs(checked.nodes))
+    return report if resources is None else with_resources(report, resources)
+
+
+def with_resources(report: Report, resources: ResourceCheck) -> Report:
+    """`report` (of validate_graph without resources) plus the issues of its resource
+    IDs that do not exist: the same report validate_graph gives with `resources`, so a
+    caller may keep the resource-free part and re-check only the IDs."""
+    missing = missing_resources(report.resource_refs, resources)
+    if not missing:
+        return report
+    issues = _merge(list(report.issues), missing)
+    return Report(_runnable(issues), issues, report.graph, report.content_sha256,
+                  report.resource_refs)
+
+
+def _runnable(issues: list[Issue]) -> bool:
+    return not any(i.severity == "error" for i in issues)
 
 
 def _check(doc: Any) -> _Checked:

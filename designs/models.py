@@ -42,6 +42,9 @@ class DesignRevision(models.Model):
     # The document as saved: version 2 for every save through the API; older imports
     # may hold version 1 drafts, migrated on read.
     graph = models.JSONField()
+    # The resource-free validation report of `graph` (designs.validation): the graph
+    # never changes, so reads re-check only its resource IDs.
+    validation = models.JSONField(null=True, blank=True, editable=False)
     author = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )

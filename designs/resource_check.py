@@ -22,7 +22,8 @@ _MODELS: dict[str, type[Model]] = {
 
 
 class ProjectResources:
-    """The validator asks once per (kind, ID) and never about the platform model."""
+    """The validator asks with existing_ids: one query per resource kind, whatever
+    the number of IDs (contracts.resources.BatchResourceCheck)."""
 
     def __init__(self, project: Project) -> None:
         self.project = project
@@ -36,6 +37,17 @@ class ProjectResources:
         if model is None:
             return False
         return model._default_manager.filter(project=self.project, key=resource_id).exists()
+
+    def existing_ids(self, kind: ResourceKind, resource_ids: set[str]) -> set[str]:
+        found = {i for i in resource_ids if i in BUILTIN_TOOLS} if kind == "function" else set()
+        rest = resource_ids - found
+        if kind == "version":
+            return found | {i for i in rest if version_exists(self.project, i)}
+        model = _MODELS.get(kind)
+        if model is None or not rest:
+            return found
+        keys = model._default_manager.filter(project=self.project, key__in=rest)
+        return found | set(keys.values_list("key", flat=True))
 
 
 def version_exists(project: Project, version_id: str) -> bool:

@@ -15,6 +15,7 @@ from contracts.registry import registry_document
 from designs import actions
 from designs import openapi as doc
 from designs.starter_templates import template_list
+from designs.validation import revision_report
 from kionga.access import check_project_access
 from kionga.errors import check_json_object
 from kionga.models import Role
@@ -40,7 +41,7 @@ def templates(request: Request) -> Response:
                operation_id="validate_graph")
 @api_view(["POST"])
 def validate_unsaved(request: Request) -> Response:
-    body = actions.check_graph_document(request.data)
+    body = actions.check_graph_document(actions.graph_body(request))
     project = None
     if body.get("project_id") is not None:
         project = check_project_access(request.user, body["project_id"])
@@ -98,9 +99,8 @@ def design(request: Request, design_id: str) -> Response:
 @api_view(["POST"])
 def validate_saved(request: Request, design_id: str) -> Response:
     found = actions.check_design_access(request.user, design_id)
-    body: Any = request.data
+    body: Any = actions.graph_body(request)
     if body in (None, {}) or body == b"":
-        graph: Any = found.current().graph
-    else:
-        graph = actions.check_graph_document(body)
+        return Response(revision_report(found.current(), found.project).to_dict())
+    graph = actions.check_graph_document(body)
     return Response(actions.graph_report(graph, found.project).to_dict())

@@ -12,8 +12,11 @@ import os
 from typing import Any
 
 from a2wsgi import WSGIMiddleware
+from django.conf import settings
 from django.core.asgi import get_asgi_application
 from django.core.wsgi import get_wsgi_application
+
+from kionga.http_limits import RequestLimits
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kionga.settings")
 
@@ -28,6 +31,10 @@ def wants_stream(scope: dict[str, Any]) -> bool:
                for name, value in scope.get("headers", ()))
 
 
-async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
+async def dispatch(scope: dict[str, Any], receive: Any, send: Any) -> None:
     handler = streams if scope["type"] != "http" or wants_stream(scope) else requests
     await handler(scope, receive, send)  # type: ignore[arg-type]
+
+
+# Body size, chunked bodies and header count, before either handler (kionga.http_limits).
+application = RequestLimits(dispatch, settings.KIONGA_MAX_BODY_BYTES)  # type: ignore[arg-type]

@@ -54,3 +54,14 @@ def check_runner_token(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
             )
         ]
     return []
+
+
+@register()
+def check_egress_allow(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
+    from kionga.egress import parse_allow
+
+    try:
+        parse_allow(settings.KIONGA_EGRESS_ALLOW)
+    except ValueError as exc:
+        return [Error(str(exc), id="kionga.E005")]
+    return []

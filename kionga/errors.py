@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
@@ -28,6 +30,7 @@ STATUS_CODES: dict[int, str] = {
     415: "unsupported_media_type",
     422: "unprocessable",
     429: "throttled",
+    431: "request_header_fields_too_large",
     500: "internal_error",
     503: "service_unavailable",
 }
@@ -88,7 +91,10 @@ def error_response(
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF EXCEPTION_HANDLER. Returns None for unexpected errors so they reach handler500."""
-    if isinstance(exc, Http404):
+    if isinstance(exc, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        exc = APIError(413, "payload_too_large", f"The body is larger than {limit} bytes.")
+    elif isinstance(exc, Http404):
         exc = drf.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):
         exc = drf.PermissionDenied()

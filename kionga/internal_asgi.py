@@ -9,10 +9,16 @@ one thread hop per resource call instead of the several of Django's ASGI path.
 import os
 
 from a2wsgi import WSGIMiddleware
+from django.conf import settings
 from django.core.wsgi import get_wsgi_application
+
+from kionga.http_limits import RequestLimits
 
 # Forced, not setdefault: an inherited DJANGO_SETTINGS_MODULE=kionga.settings would
 # silently expose the whole public API (and admin) on the internal port.
 os.environ["DJANGO_SETTINGS_MODULE"] = "kionga.settings_internal"
 
-application = WSGIMiddleware(get_wsgi_application(), workers=16)  # type: ignore[arg-type]
+application = RequestLimits(
+    WSGIMiddleware(get_wsgi_application(), workers=16),  # type: ignore[arg-type]
+    settings.KIONGA_MAX_BODY_BYTES,
+)

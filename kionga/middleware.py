@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, HttpResponseBase
 from django.utils.deprecation import MiddlewareMixin
 
 from kionga.errors import STATUS_CODES, APIError, error_response
@@ -34,6 +34,19 @@ class ApiJsonErrorMiddleware(MiddlewareMixin):
         if is_api_path(request) and response.status_code >= 400 and not _is_json(response):
             return _replace(response)
         return response
+
+    def process_request(self, request: HttpRequest) -> HttpResponse | None:
+        # PostgreSQL cannot hold U+0000: a %00 in the path or a query parameter would
+        # reach a lookup and fail there (500). Say so here, for every route.
+        if "\x00" in request.path or any(
+            "\x00" in key or any("\x00" in value for value in values)
+            for key, values in request.GET.lists()
+        ):
+            message = "The URL must not contain NUL (%00) characters."
+            if is_api_path(request):
+                return error_response(400, "invalid_request", message)
+            return HttpResponseBadRequest(message, content_type="text/plain")
+        return None
 
     def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
         # APIError raised from a plain Django view; DRF views handle it themselves.

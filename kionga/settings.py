@@ -6,10 +6,14 @@ localhost), so a newcomer can run ``bin/demo`` on a bare machine.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF, UNSAFE_INLINE
+from django.http import HttpRequest
 
+from contracts.registry import CEILINGS
 from kionga.env import env_bool, env_int, env_list, env_str
 from runner.redact import DEFAULT_SECRET_PATTERNS
 
@@ -21,10 +25,24 @@ VAR_DIR = BASE_DIR / "var"
 DEV_SECRET_KEY = "dev-insecure-kionga-secret-key-change-me"
 SECRET_KEY = env_str("DJANGO_SECRET_KEY", DEV_SECRET_KEY)
 DEBUG = env_bool("DJANGO_DEBUG", False)
-ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["*"])
+# Never "*" by default: a deployment names its host (bin/demo and tests use loopback).
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
 # Off by default because the quick start is plain http://127.0.0.1.
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)
+
+# HTTPS behind the documented TLS proxy (README "Production"): the proxy sets this
+# header (e.g. X-Forwarded-Proto: https) and strips it from clients' requests.
+_PROXY_SSL_HEADER = env_str("DJANGO_SECURE_PROXY_SSL_HEADER", "")
+if _PROXY_SSL_HEADER:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_" + _PROXY_SSL_HEADER.upper().replace("-", "_"), "https")
+SECURE_SSL_REDIRECT = env_bool("DJANGO_SSL_REDIRECT", False)
+# Probes call the listener directly over plain HTTP.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+# HSTS (sent on HTTPS answers only): the admin, the API docs and every other page.
+SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", True)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -35,6 +53,9 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    # ReDoc's JavaScript from our own static files, never a CDN.
+    "drf_spectacular_sidecar",
+    "axes",
     "kionga",
     "designs",
     "runs",
@@ -47,14 +68,57 @@ MIDDLEWARE = [
     # passes through it and leaves as JSON.
     "kionga.middleware.ApiJsonErrorMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Admin login lockouts (django-axes); last but the sync-only chain marker.
+    "axes.middleware.AxesMiddleware",
     "kionga.middleware.SyncChainMiddleware",
 ]
+
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+
+
+def _client_ip(request: HttpRequest) -> str | None:
+    # REMOTE_ADDR only: uvicorn sets it from X-Forwarded-For of trusted proxies
+    # (--forwarded-allow-ips); trusting the header here would let anyone pick an IP.
+    return request.META.get("REMOTE_ADDR")
+
+
+# Admin login failures (django-axes): after KIONGA_LOGIN_FAILURE_LIMIT failures for a
+# user name, or from an address, that name (address) is locked for the cool-off.
+AXES_FAILURE_LIMIT = env_int("KIONGA_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("KIONGA_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_CLIENT_IP_CALLABLE = _client_ip
+AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False
+
+# Content Security Policy for every answer (django-csp): the admin, the API docs and
+# any other HTML page load only our own scripts. ReDoc needs inline styles (it
+# generates them), blob: workers and data: images.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, UNSAFE_INLINE],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF, "data:"],
+        "worker-src": [SELF, "blob:"],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
 
 ROOT_URLCONF = "kionga.urls"
 ASGI_APPLICATION = "kionga.asgi.application"
@@ -122,6 +186,23 @@ STATIC_ROOT = VAR_DIR / "static"
 # admin's assets itself. Leave it off behind a real proxy.
 KIONGA_SERVE_STATIC = env_bool("KIONGA_SERVE_STATIC", False)
 
+# API throttles (kionga.throttles): requests per user (or per address without a
+# login), "N/second|minute|hour|day"; counted in Redis through Django's cache.
+KIONGA_THROTTLE_USER = env_str("KIONGA_THROTTLE_USER", "1200/minute")
+KIONGA_THROTTLE_ANON = env_str("KIONGA_THROTTLE_ANON", "120/minute")
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "kionga:cache",
+    }
+}
+
+# Bodies past this are 413 payload_too_large (kionga.http_limits before Django, and
+# kionga.parsers); the internal listener allows more (kionga.settings_internal).
+KIONGA_MAX_BODY_BYTES = CEILINGS["max_body_bytes"]
+DATA_UPLOAD_MAX_MEMORY_SIZE = KIONGA_MAX_BODY_BYTES
+
 REST_FRAMEWORK = {
     # Bearer first: its authenticate_header makes DRF answer 401, not 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -132,6 +213,7 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["kionga.parsers.StorableJSONParser"],
     "EXCEPTION_HANDLER": "kionga.errors.api_exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["kionga.throttles.UserThrottle", "kionga.throttles.AnonThrottle"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
@@ -147,6 +229,7 @@ SPECTACULAR_SETTINGS = {
     # The schema and docs are public so tools can discover the API.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
+    "REDOC_DIST": "SIDECAR",
 }
 
 # Celery: Redis is both broker and result backend; JSON only (no pickle).
@@ -188,11 +271,17 @@ KIONGA_RUN_RETENTION_DAYS = env_int("KIONGA_RUN_RETENTION_DAYS", 30)
 # Regexes (RE2 syntax) whose matches are redacted from stored events and logs.
 KIONGA_SECRET_PATTERNS = env_list("KIONGA_SECRET_PATTERNS", list(DEFAULT_SECRET_PATTERNS))
 
+# Hosts, addresses/CIDRs and host:port the gateway may call although they are not
+# public (kionga.egress): e.g. an in-cluster model server. Empty: public addresses only.
+KIONGA_EGRESS_ALLOW = env_list("KIONGA_EGRESS_ALLOW", [])
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("KIONGA_LOG_LEVEL", "INFO")},
     # Every 401/404 would otherwise be a warning line; crashes are still logged.
-    "loggers": {"django.request": {"level": "ERROR"}},
+    "loggers": {"django.request": {"level": "ERROR"},
+                # One INFO line per admin login otherwise; failures and lockouts stay.
+                "axes": {"level": "WARNING"}},
 }

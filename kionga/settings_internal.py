@@ -8,3 +8,15 @@ reach the public API, the admin or an approval decision.
 from kionga.settings import *  # noqa: F401,F403
 
 ROOT_URLCONF = "kionga.internal_urls"
+
+# A predict call carries a whole conversation: up to 1,000 messages, each a node output
+# of up to 64 KB (contracts LIMITS["output_bytes"]) — more than the public 1 MB.
+KIONGA_MAX_BODY_BYTES = 8 * 1024 * 1024
+DATA_UPLOAD_MAX_MEMORY_SIZE = KIONGA_MAX_BODY_BYTES
+
+# Not throttled: every call here is a run's resource call, bounded by runner capacity;
+# a 429 is not part of the runner's contract (runner/resources.py).
+REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_CLASSES": []}  # noqa: F405
+
+# The runner calls this listener over plain HTTP inside the deployment.
+SECURE_SSL_REDIRECT = False

@@ -9,7 +9,6 @@ before it reaches the runner.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from typing import Any
 
 import httpx
 
+from kionga import egress, parsers
 from kionga.errors import APIError
 from runner.redact import MIN_SECRET_CHARS, Redactor
 
@@ -31,14 +31,24 @@ class Answer:
     status: int
     content: bytes
     content_type: str
+    what: str = "the upstream"
 
     def json(self) -> Any:
-        return json.loads(self.content)
+        """The strict parse (kionga.parsers.loads): a ValueError for anything else."""
+        return parsers.loads(self.content)
 
     def json_or_text(self) -> Any:
-        """Parsed JSON when it is JSON, else the text (e.g. an HTML error page)."""
+        """Parsed JSON when it is JSON, else the text (e.g. an HTML error page).
+
+        JSON we cannot pass on (lone surrogates, 1e999, too deep) is a 502: passing
+        it as text would hide that the upstream's answer is broken.
+        """
         try:
             return self.json()
+        except parsers.JSONRefused as exc:
+            reason = str(exc).rstrip(".")
+            raise unavailable(self.what, f"answered JSON that cannot be used ({reason})",
+                              502) from None
         except ValueError:
             return self.content.decode("utf-8", errors="replace")
 
@@ -57,15 +67,19 @@ def send(what: str, method: str, url: str, *, headers: dict[str, str], timeout: 
         body["json"] = json_body
     try:
         # No redirects: following one could carry the secret headers somewhere else.
-        with httpx.Client(timeout=timeout, follow_redirects=False) as client:
+        # No proxies from the environment: they would bypass the egress policy.
+        with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False,
+                          transport=egress.guarded_transport()) as client:
             with client.stream(method, url, headers=headers, **body) as response:
                 content = _read_capped(what, response.iter_bytes())
                 return Answer(response.status_code, content,
-                              response.headers.get("content-type", ""))
-    except httpx.TimeoutException:
-        raise unavailable(what, "did not answer in time", 503) from None
-    except httpx.HTTPError as exc:
-        raise unavailable(what, f"cannot be reached ({type(exc).__name__})", 503) from None
+                              response.headers.get("content-type", ""), what)
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
+        # One answer whatever went wrong (refused, timeout, DNS, egress policy), so a
+        # staff URL cannot be used to map the network; the kind goes to the log only.
+        logger.warning("%s cannot be reached (%s)", what, type(exc).__name__)
+        raise APIError(503, "resource_unavailable", f"{capital(what)} cannot be reached.") \
+            from None
 
 
 def _read_capped(what: str, chunks: Iterable[bytes]) -> bytes:

@@ -24,6 +24,9 @@ import redis
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
 RUNNER_TOKEN = "e2e-runner-token-0123456789abcdef"
+# As in the Procfile: h11 bounds the request line and header block (16 KiB), where
+# httptools would buffer headers without limit.
+HTTP_LIMITS = ["--http", "h11", "--h11-max-incomplete-event-size", "16384"]
 
 
 def free_port() -> int:
@@ -65,13 +68,15 @@ class Stack:
             KIONGA_DESIGNER_PORT=str(self.runner_port),
             KIONGA_DESIGNER_MAX_RUNS=str(self.max_runs),
             MLAIOPS_LLM_BACKEND="mock",
+            # Benchmarks drive one user far past a person's rate.
+            KIONGA_THROTTLE_USER="1000000/minute",
             PYTHONUNBUFFERED="1",
         )
         return env
 
     def commands(self) -> dict[str, list[str]]:
-        uvicorn = [str(VENV_BIN / "uvicorn"), "--lifespan", "off", "--host", "127.0.0.1",
-                   "--no-access-log"]
+        uvicorn = [str(VENV_BIN / "uvicorn"), "--lifespan", "off", *HTTP_LIMITS,
+                   "--host", "127.0.0.1", "--no-access-log"]
         return {
             "gateway": [*uvicorn, "--port", str(self.gateway_port), "--workers",
                         str(self.gateway_workers), "kionga.asgi:application"],

@@ -13,9 +13,10 @@ from tests.designs_helpers import assistant_graph
 
 @pytest.fixture
 def staff(db: None) -> Client:
-    User.objects.create_superuser("ops", "ops@example.com", "ops-password")
+    ops = User.objects.create_superuser("ops", "ops@example.com", "ops-password")
     client = Client()
-    client.login(username="ops", password="ops-password")
+    # force_login: login() authenticates without a request, which django-axes refuses.
+    client.force_login(ops)
     return client
 
 

@@ -1,0 +1,151 @@
+"""Egress policy for the URLs staff configure (models, functions, API connections).
+
+The gateway calls those URLs from inside the deployment, so a URL (or a DNS name
+that later resolves elsewhere) must not reach what only the deployment should:
+
+- Addresses that are not globally routable (loopback, link-local incl. cloud
+  metadata 169.254.169.254, private and shared ranges, unique-local IPv6, ...) are
+  refused unless KIONGA_EGRESS_ALLOW lists the address's network or the host name.
+- The platform's own services (the internal listener, PostgreSQL, Redis, the runner:
+  host and port from their settings) are refused even inside an allowed network,
+  unless KIONGA_EGRESS_ALLOW names that exact `host:port`.
+
+The check runs at connect time on the addresses the name resolved to, and the
+connection goes to the checked address (DNS rebinding cannot swap it afterwards);
+TLS still verifies the URL's host name. Callers map every failure, refusal included,
+to the same message (kionga.upstream), so the policy is no port-scan oracle.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpcore
+import httpx
+from django.conf import settings
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+class EgressRefused(httpcore.ConnectError):
+    """The policy refused the destination (an httpcore.ConnectError, so httpx maps it
+    to httpx.ConnectError like any other failure to connect)."""
+
+
+@dataclass(frozen=True)
+class Policy:
+    allow_networks: tuple[Network, ...]
+    allow_hosts: frozenset[str]
+    allow_endpoints: frozenset[tuple[str, int]]
+    platform_endpoints: frozenset[tuple[str, int]]
+
+    def check(self, host: str, port: int, address: Address) -> None:
+        """Raise EgressRefused unless `host`:`port`, resolved to `address`, may be called."""
+        host = host.lower().rstrip(".")
+        ip = address
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+            ip = address.ipv4_mapped  # ::ffff:127.0.0.1 is 127.0.0.1
+        endpoints = {(host, port), (str(ip), port)}
+        if endpoints & self.platform_endpoints and not endpoints & self.allow_endpoints:
+            raise EgressRefused(f"{host}:{port} is a platform service")
+        if ip.is_global or host in self.allow_hosts:
+            return
+        if any(ip in network for network in self.allow_networks):
+            return
+        raise EgressRefused(f"{ip} is not a public address")
+
+
+def parse_allow(entries: Iterable[str]) -> tuple[tuple[Network, ...], frozenset[str],
+                                                  frozenset[tuple[str, int]]]:
+    """KIONGA_EGRESS_ALLOW: CIDRs or addresses, host names, or `host:port`. ValueError
+    names the first entry that is none of them."""
+    networks: list[Network] = []
+    hosts: set[str] = set()
+    endpoints: set[tuple[str, int]] = set()
+    for raw in entries:
+        entry = raw.strip().lower()
+        try:
+            networks.append(ipaddress.ip_network(entry, strict=False))
+            continue
+        except ValueError:
+            pass
+        endpoint = _endpoint(entry)
+        if endpoint is not None:
+            endpoints.add(endpoint)
+        elif entry and all(part.replace("-", "").isalnum() for part in entry.split(".")):
+            hosts.add(entry)
+        else:
+            raise ValueError(f"KIONGA_EGRESS_ALLOW: {raw!r} is not a host, address, CIDR "
+                             f"or host:port")
+    return tuple(networks), frozenset(hosts), frozenset(endpoints)
+
+
+def _endpoint(entry: str) -> tuple[str, int] | None:
+    """("host", port) of `host:port` or `[v6]:port`, else None."""
+    if entry.startswith("["):
+        host, sep, port = entry[1:].partition("]:")
+    else:
+        host, sep, port = entry.partition(":")
+    if not sep or not host or not port.isdigit():
+        return None
+    return host, int(port)
+
+
+def platform_endpoints() -> frozenset[tuple[str, int]]:
+    """host:port of the services only the platform may call, from their settings."""
+    found: set[tuple[str, int]] = set()
+    urls = [settings.KIONGA_AGENT_DESIGNER_CALLBACK_URL, settings.REDIS_URL,
+            settings.KIONGA_AGENT_DESIGNER_RUNNER_URL]
+    for url in urls:
+        parts = urlsplit(url) if url else None
+        if parts and parts.hostname:
+            default = {"https": 443, "redis": 6379, "rediss": 6379}.get(parts.scheme, 80)
+            found.add((parts.hostname.lower(), parts.port or default))
+    for db in settings.DATABASES.values():
+        if db.get("HOST"):
+            found.add((str(db["HOST"]).lower(), int(db.get("PORT") or 5432)))
+    return frozenset(found)
+
+
+def current_policy() -> Policy:
+    # Read on each call (cheap): tests and operators change settings at run time.
+    networks, hosts, endpoints = parse_allow(settings.KIONGA_EGRESS_ALLOW)
+    return Policy(networks, hosts, endpoints, platform_endpoints())
+
+
+class GuardedBackend(httpcore.SyncBackend):
+    """Resolves, checks every address against the policy, connects to a checked one."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+
+    def connect_tcp(self, host: str, port: int, timeout: float | None = None,
+                    local_address: str | None = None,
+                    socket_options: Iterable[Any] | None = None) -> httpcore.NetworkStream:
+        try:
+            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except (socket.gaierror, UnicodeError) as exc:
+            raise httpcore.ConnectError(f"name resolution failed: {exc}") from None
+        addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
+        for address in addresses:  # one refused address refuses the name
+            self.policy.check(host, port, address)
+        return super().connect_tcp(str(addresses[0]), port, timeout=timeout,
+                                   local_address=local_address,
+                                   socket_options=socket_options)
+
+
+def guarded_transport() -> httpx.HTTPTransport:
+    """An httpx transport whose connections pass the egress policy."""
+    transport = httpx.HTTPTransport()
+    # httpx has no public hook for the network backend; its pool is httpcore's, whose
+    # constructor takes one. Same SSL defaults as HTTPTransport's own pool.
+    transport._pool = httpcore.ConnectionPool(
+        ssl_context=httpx.create_ssl_context(), network_backend=GuardedBackend(current_policy()),
+    )
+    return transport

@@ -1,0 +1,124 @@
+"""Over real HTTP, the Procfile's gateway line (uvicorn): a chunked body is read, not
+taken for empty; bodies past the limit are 413 payload_too_large; too many header
+fields are 431; a header block past 16 KiB is refused by the HTTP parser."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from contracts.registry import CEILINGS
+from kionga.http_limits import MAX_HEADER_BYTES, MAX_HEADER_FIELDS
+from kionga.tokens import issue_token
+from tests.designs_helpers import assistant_graph
+from tests.stack import free_port
+
+pytestmark = pytest.mark.django_db(transaction=True)  # the listener has its own connection
+
+ROOT = Path(settings.BASE_DIR)
+VALIDATE = "/api/v1/agent-designs/validate"
+
+
+def procfile_line(process: str) -> str:
+    for line in (ROOT / "Procfile").read_text().splitlines():
+        name, _, command = line.partition(":")
+        if name == process:
+            return command.strip()
+    raise AssertionError(f"no {process} line in the Procfile")
+
+
+def database_url() -> str:
+    db = connection.settings_dict
+    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
+    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+@pytest.fixture(scope="module")
+def gateway(django_db_setup: Any, django_db_blocker: Any) -> Iterator[str]:
+    """The Procfile's gateway command, as is, on a free port."""
+    with django_db_blocker.unblock():
+        url = database_url()
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": url, "PORT_GATEWAY": str(port),
+           "KIONGA_BIND_HOST": "127.0.0.1", "DJANGO_SETTINGS_MODULE": "kionga.settings"}
+    with tempfile.TemporaryFile() as log:
+        process = subprocess.Popen(["bash", "-c", "exec " + procfile_line("gateway")],
+                                   cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 30
+            while not _up(base):
+                if process.poll() is not None or time.monotonic() > deadline:
+                    log.seek(0)
+                    raise RuntimeError(log.read().decode(errors="replace")[-2000:])
+                time.sleep(0.1)
+            yield base
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+def _up(base: str) -> bool:
+    try:
+        return httpx.get(base + "/healthz", timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def headers_for(user: Any) -> dict[str, str]:
+    return {"Authorization": f"Bearer {issue_token(user, name='limits')}",
+            "Content-Type": "application/json"}
+
+
+def chunks(data: bytes, size: int = 1000) -> Iterator[bytes]:
+    for start in range(0, len(data), size):
+        yield data[start:start + size]
+
+
+def test_it_reads_a_chunked_body(gateway: str, alice: Any) -> None:
+    body = json.dumps(assistant_graph()).encode()
+    response = httpx.post(gateway + VALIDATE, content=chunks(body), headers=headers_for(alice))
+    assert response.request.headers.get("transfer-encoding") == "chunked"
+    assert "content-length" not in response.request.headers
+    assert response.status_code == 200, response.text
+    assert response.json()["runnable"] is True
+
+
+def test_it_refuses_bodies_past_the_limit(gateway: str, alice: Any) -> None:
+    limit = CEILINGS["max_body_bytes"]
+    big = b'{"nodes": [], "edges": [], "name": "' + b"x" * limit + b'"}'
+    for content in (big, chunks(big, 64 * 1024)):
+        response = httpx.post(gateway + VALIDATE, content=content, headers=headers_for(alice))
+        assert response.status_code == 413, response.text
+        assert response.json()["error"]["code"] == "payload_too_large"
+    # At the limit itself the body is read (and answered as any document).
+    fits = b'{"nodes": [], "edges": [], "name": "' + b"x" * (limit - 100) + b'"}'
+    response = httpx.post(gateway + VALIDATE, content=fits, headers=headers_for(alice))
+    assert response.status_code == 200, response.text
+
+
+def test_it_limits_header_fields(gateway: str) -> None:
+    many = {f"x-extra-{i}": "1" for i in range(MAX_HEADER_FIELDS + 1)}
+    response = httpx.get(gateway + "/healthz", headers=many)
+    assert response.status_code == 431
+    assert response.json()["error"]["code"] == "request_header_fields_too_large"
+    big = httpx.get(gateway + "/healthz", headers={"x-big": "a" * (MAX_HEADER_BYTES + 1)})
+    assert big.status_code == 431
+    # Far past what fits one read, the HTTP parser itself gives up (h11's limit).
+    try:
+        status = httpx.get(gateway + "/healthz", headers={"x-big": "a" * 200_000}).status_code
+    except httpx.HTTPError:
+        status = 0  # it may close the connection instead of answering
+    assert status in (0, 400, 431)
+    assert httpx.get(gateway + "/healthz").status_code == 200
