@@ -7,7 +7,7 @@ Codes are stable snake_case strings clients may switch on.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
@@ -17,26 +17,54 @@ from rest_framework import exceptions as drf
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
+# The catalogue: every code an API answer may carry, declared here and nowhere else
+# (mypy refuses an APIError with a code missing here; a test checks the README lists
+# each one). Run failure codes inside events are the runner's (runner.failures).
+ErrorCode = Literal[
+    # platform, any route
+    "invalid_json", "invalid_request", "not_authenticated", "invalid_token", "forbidden",
+    "not_found", "method_not_allowed", "not_acceptable", "unsupported_media_type",
+    "payload_too_large", "throttled", "request_header_fields_too_large", "internal_error",
+    "service_unavailable",
+    # designs
+    "invalid_document", "stale_revision", "validation_failed",
+    # runs
+    "runner_not_configured", "runner_at_capacity", "project_run_quota",
+    "idempotency_mismatch", "idempotency_in_progress", "run_not_active", "too_many_streams",
+    "streams_at_capacity",
+    # approvals
+    "approval_not_pending",
+    # internal listener (run credentials)
+    "invalid_credential", "run_cancelled", "resource_denied", "side_effects_not_allowed",
+    "resource_unavailable", "upstream_rejected", "tool_failed",
+]
+ERROR_CODES: frozenset[str] = frozenset(get_args(ErrorCode))
+
 # Fallback code per HTTP status, for errors that carry no code of their own.
-STATUS_CODES: dict[int, str] = {
-    400: "bad_request",
+STATUS_CODES: dict[int, ErrorCode] = {
+    400: "invalid_request",
     401: "not_authenticated",
     403: "forbidden",
     404: "not_found",
     405: "method_not_allowed",
     406: "not_acceptable",
-    409: "conflict",
     413: "payload_too_large",
     415: "unsupported_media_type",
-    422: "unprocessable",
     429: "throttled",
     431: "request_header_fields_too_large",
     500: "internal_error",
     503: "service_unavailable",
 }
 
+
+
+def code_for_status(status: int) -> ErrorCode:
+    """The catalogue's code for an error that carries none of its own."""
+    return STATUS_CODES.get(status, "invalid_request" if status < 500 else "internal_error")
+
+
 # Order matters: subclasses before their bases.
-_DRF_CODES: list[tuple[type[drf.APIException], str]] = [
+_DRF_CODES: list[tuple[type[drf.APIException], ErrorCode]] = [
     (drf.ParseError, "invalid_json"),
     (drf.ValidationError, "invalid_request"),
     (drf.NotAuthenticated, "not_authenticated"),
@@ -54,7 +82,8 @@ class APIError(drf.APIException):
     """An error with an explicit status and code, e.g. ``APIError(409, "stale_revision", ...)``."""
 
     def __init__(
-        self, status: int, code: str, message: str, details: dict[str, Any] | None = None
+        self, status: int, code: ErrorCode, message: str,
+        details: dict[str, Any] | None = None
     ) -> None:
         super().__init__(detail=message, code=code)
         self.status_code = status
@@ -78,12 +107,13 @@ def forbidden(message: str = "You do not have permission to do this.") -> APIErr
     return APIError(403, "forbidden", message)
 
 
-def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
+def error_body(code: ErrorCode, message: str,
+               details: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, "details": details or {}}}
 
 
 def error_response(
-    status: int, code: str, message: str, details: dict[str, Any] | None = None
+    status: int, code: ErrorCode, message: str, details: dict[str, Any] | None = None
 ) -> JsonResponse:
     """The error shape for plain Django views and middleware."""
     return JsonResponse(error_body(code, message, details), status=status)
@@ -106,13 +136,13 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     return Response(body, status=exc.status_code, headers=_headers(exc))
 
 
-def describe(exc: drf.APIException) -> tuple[str, str, dict[str, Any]]:
+def describe(exc: drf.APIException) -> tuple[ErrorCode, str, dict[str, Any]]:
     if isinstance(exc, APIError):
         return exc.code, exc.message, exc.details
     if isinstance(exc, drf.ValidationError):
         return "invalid_request", _first_message(exc.detail), _validation_details(exc.detail)
     code = next((c for cls, c in _DRF_CODES if isinstance(exc, cls)), None)
-    return code or STATUS_CODES.get(exc.status_code, "error"), str(exc.detail), {}
+    return code or code_for_status(exc.status_code), str(exc.detail), {}
 
 
 def _headers(exc: drf.APIException) -> dict[str, str]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -31,6 +31,9 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 MAX_HEADER_FIELDS: Final = 100
 # Names and values together; the same figure as the parser's incomplete-event limit.
 MAX_HEADER_BYTES: Final = 16 * 1024
+
+if TYPE_CHECKING:
+    from kionga.errors import ErrorCode
 
 
 class RequestLimits:
@@ -54,7 +57,7 @@ class RequestLimits:
             return
         length = _content_length(headers)
         if length == -1:
-            await _answer(send, 400, "bad_request", "Content-Length must be one integer.")
+            await _answer(send, 400, "invalid_request", "Content-Length must be one integer.")
             return
         if length is not None and length > self.max_body_bytes:
             await self._too_large(send)
@@ -120,7 +123,7 @@ def _replay(body: bytes, receive: Receive) -> Receive:
     return replayed
 
 
-async def _answer(send: Send, status: int, code: str, message: str) -> None:
+async def _answer(send: Send, status: int, code: ErrorCode, message: str) -> None:
     from kionga.errors import error_body  # imports DRF: only once Django is set up
 
     payload = json.dumps(error_body(code, message)).encode()

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, HttpResponseBase
 from django.utils.deprecation import MiddlewareMixin
 
-from kionga.errors import STATUS_CODES, APIError, error_response
+from kionga.errors import APIError, code_for_status, error_response
 
 _MESSAGES: dict[int, str] = {
     404: "Not found.",
@@ -61,7 +61,7 @@ def _is_json(response: HttpResponseBase) -> bool:
 
 def _replace(response: HttpResponseBase) -> HttpResponse:
     status = response.status_code
-    code = STATUS_CODES.get(status, "error")
+    code = code_for_status(status)
     message = _MESSAGES.get(status, response.reason_phrase or code)
     replacement = error_response(status, code, message)
     if response.has_header("Allow"):

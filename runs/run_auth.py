@@ -29,7 +29,7 @@ from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 
 from kionga.access import ROLE_RANK
-from kionga.errors import APIError
+from kionga.errors import APIError, ErrorCode
 from kionga.models import Membership, Role
 from kionga.redis_client import sync_redis
 from runner import protocol
@@ -123,7 +123,8 @@ def run_of(request: Request) -> Run:
     return request.auth
 
 
-def invalid_credential(message: str, code: str = "invalid_credential") -> APIError:
+def invalid_credential(message: str,
+                       code: ErrorCode = "invalid_credential") -> APIError:
     error = APIError(401, code, message)
     # Read by kionga.errors when rendering: a 401 should say how to authenticate.
     error.auth_header = REALM  # type: ignore[attr-defined]
