@@ -32,6 +32,7 @@ EMPTY_GRAPH: dict[str, Any] = {
     "settings": {"max_steps": 50, "timeout_seconds": 60, "max_tokens": 50000},
 }
 
+
 def invalid_document(issues: list[Issue]) -> APIError:
     """A 400 in the issue shape: the body is not a graph document at all."""
     message = issues[0].message if issues else "The body is not a graph document."
