@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Literal
 
 from django.contrib.auth.models import User
 from django.utils import timezone
@@ -19,14 +19,13 @@ from django.utils import timezone
 from approvals.models import ApprovalRequest
 from kionga import audit
 from kionga.access import check_project_access
-from kionga.errors import APIError, check_json_object
+from kionga.errors import APIError
 from kionga.models import Role
 from runs.models import Run
 
-MIN_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS = 10, 290
-MAX_TEXT = 2000  # message and preview arrive redacted and truncated to 2,000 characters
-MAX_NODE_ID = 200
-DECISIONS = {"approve": ApprovalRequest.Status.APPROVED, "reject": ApprovalRequest.Status.REJECTED}
+Decision = Literal["approve", "reject"]
+DECISIONS: dict[Decision, str] = {"approve": ApprovalRequest.Status.APPROVED,
+                                  "reject": ApprovalRequest.Status.REJECTED}
 NOT_FOUND_MESSAGE = "Approval request not found."
 
 
@@ -36,35 +35,6 @@ class NewApproval:
     message: str
     preview: str
     timeout_seconds: int
-
-
-def invalid(message: str) -> APIError:
-    return APIError(400, "invalid_request", message)
-
-
-def check_new_approval(body: Any) -> NewApproval:
-    """The create body of POST agent-approvals, or 400."""
-    body = check_json_object(body)
-    node_id = _text(body, "node_id", MAX_NODE_ID, required=True)
-    message = _text(body, "message", MAX_TEXT, required=True)
-    preview = _text(body, "preview", MAX_TEXT, required=False)
-    timeout = body.get("timeout_seconds")
-    if isinstance(timeout, bool) or not isinstance(timeout, int) or not (
-        MIN_TIMEOUT_SECONDS <= timeout <= MAX_TIMEOUT_SECONDS
-    ):
-        raise invalid(f"timeout_seconds must be an integer from {MIN_TIMEOUT_SECONDS} "
-                      f"to {MAX_TIMEOUT_SECONDS}.")
-    return NewApproval(node_id, message, preview, timeout)
-
-
-def _text(body: dict[str, Any], name: str, limit: int, *, required: bool) -> str:
-    value = body.get(name, None if required else "")
-    if not isinstance(value, str) or (required and not value.strip()):
-        raise invalid(f"{name} must be a non-empty string." if required
-                      else f"{name} must be a string.")
-    if len(value) > limit:
-        raise invalid(f"{name} must be at most {limit} characters.")
-    return value
 
 
 def do_request_approval(run: Run, new: NewApproval) -> ApprovalRequest:
@@ -79,16 +49,17 @@ def do_request_approval(run: Run, new: NewApproval) -> ApprovalRequest:
     return approval
 
 
-def check_run_approval(run: Run, approval_id: str) -> ApprovalRequest:
+def check_run_approval(run: Run, approval_id: uuid.UUID) -> ApprovalRequest:
     """The run's own request (expiry applied); any other ID is the same 404."""
-    try:
-        key = uuid.UUID(approval_id)
-    except ValueError:
-        raise APIError(404, "resource_denied", NOT_FOUND_MESSAGE) from None
-    approval = ApprovalRequest.objects.filter(pk=key, run=run).first()
+    approval = ApprovalRequest.objects.filter(pk=approval_id, run=run).first()
     if approval is None:
-        raise APIError(404, "resource_denied", NOT_FOUND_MESSAGE)
+        raise unknown_approval()
     return refresh_expiry(approval)
+
+
+def unknown_approval() -> APIError:
+    """What a run learns of a request that is not its own (or no request at all)."""
+    return APIError(404, "resource_denied", NOT_FOUND_MESSAGE)
 
 
 def refresh_expiry(approval: ApprovalRequest) -> ApprovalRequest:
@@ -109,14 +80,10 @@ def do_cancel_pending_approvals_of(runs: Sequence[Run]) -> int:
     ).update(status=ApprovalRequest.Status.CANCELLED)
 
 
-def do_decide(user: User, approval: ApprovalRequest, decision: str,
+def do_decide(user: User, approval: ApprovalRequest, decision: Decision,
               comment: str = "") -> ApprovalRequest:
     """Approve or reject a pending request (editor or admin of its project), else 409."""
     check_project_access(user, approval.project_id, Role.EDITOR)
-    if decision not in DECISIONS:
-        raise invalid("decision must be approve or reject.")
-    if not isinstance(comment, str) or len(comment) > MAX_TEXT:
-        raise invalid(f"comment must be a string of at most {MAX_TEXT} characters.")
     now = timezone.now()
     # One conditional UPDATE: concurrent deciders and expiry cannot both succeed.
     won = ApprovalRequest.objects.filter(

@@ -9,5 +9,8 @@ from approvals import internal_views
 
 urlpatterns = [
     path("agent-approvals", internal_views.approvals, name="internal-approvals"),
-    path("agent-approvals/<str:approval_id>", internal_views.approval, name="internal-approval"),
+    path("agent-approvals/<uuid:approval_id>", internal_views.approval, name="internal-approval"),
+    # Not a UUID: the same 404 as another run's request, after the credential check.
+    path("agent-approvals/<str:approval_id>", internal_views.not_an_approval,
+         name="internal-approval-malformed"),
 ]

@@ -16,18 +16,15 @@ from rest_framework.response import Response
 
 from approvals.actions import do_decide, refresh_expiry
 from approvals.models import ApprovalRequest
-from approvals.openapi import DECISION
+from approvals.serializers import DecisionSerializer
 from kionga.access import AnyUser, check_project_access
-from kionga.errors import APIError, not_found
-from kionga.openapi import ERRORS, json_body
+from kionga.errors import not_found
+from kionga.openapi import ERRORS
+from kionga.request_body import parse
 
 
-def check_approval_access(user: AnyUser, approval_id: str) -> ApprovalRequest:
-    try:
-        pk = uuid.UUID(str(approval_id))
-    except ValueError:
-        raise not_found("Approval request not found.") from None
-    approval = ApprovalRequest.objects.filter(pk=pk).first()
+def check_approval_access(user: AnyUser, approval_id: uuid.UUID) -> ApprovalRequest:
+    approval = ApprovalRequest.objects.filter(pk=approval_id).first()
     if approval is None:
         raise not_found("Approval request not found.")
     check_project_access(user, approval.project_id)
@@ -36,19 +33,16 @@ def check_approval_access(user: AnyUser, approval_id: str) -> ApprovalRequest:
 
 @extend_schema(responses={200: dict, **ERRORS}, operation_id="get_approval")
 @api_view(["GET"])
-def approval(request: Request, approval_id: str) -> Response:
+def approval(request: Request, approval_id: uuid.UUID) -> Response:
     return Response(check_approval_access(request.user, approval_id).to_dict())
 
 
-@extend_schema(request=json_body(DECISION), responses={200: dict, **ERRORS},
+@extend_schema(request=DecisionSerializer, responses={200: dict, **ERRORS},
                operation_id="decide_approval")
 @api_view(["POST"])
-def decision(request: Request, approval_id: str) -> Response:
+def decision(request: Request, approval_id: uuid.UUID) -> Response:
     found = check_approval_access(request.user, approval_id)
-    body = request.data
-    if not isinstance(body, dict) or not isinstance(body.get("decision"), str):
-        raise APIError(400, "invalid_request",
-                       'The body must be {"decision": "approve" | "reject", "comment": str}.')
+    body = parse(DecisionSerializer, request.data)
     assert isinstance(request.user, User)
-    decided = do_decide(request.user, found, body["decision"], body.get("comment") or "")
+    decided = do_decide(request.user, found, body["decision"], body["comment"] or "")
     return Response(decided.to_dict())

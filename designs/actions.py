@@ -18,7 +18,7 @@ from designs.models import Design, DesignRevision
 from designs.resource_check import ProjectResources
 from designs.validation import revision_report
 from kionga.access import AnyUser, check_project_access, check_role, projects_of, role_in_project
-from kionga.errors import APIError, not_found
+from kionga.errors import APIError
 from kionga.models import Project, Role
 from kionga.parsers import RefusedJSON
 
@@ -31,8 +31,6 @@ EMPTY_GRAPH: dict[str, Any] = {
     "edges": [{"from": "input", "to": "output", "from_port": "out", "to_port": "in"}],
     "settings": {"max_steps": 50, "timeout_seconds": 60, "max_tokens": 50000},
 }
-
-GRAPH_KEYS = ("schema_version", "name", "nodes", "edges", "settings")
 
 
 def invalid_document(issues: list[Issue]) -> APIError:
@@ -77,33 +75,14 @@ def check_ceilings(doc: dict[str, Any]) -> None:
                            f"this one has {len(doc[part])}.", {"field": part})
 
 
-def check_design_access(user: AnyUser, design_id: str, min_role: str = Role.VIEWER) -> Design:
+def check_design_access(user: AnyUser, design_id: uuid.UUID,
+                        min_role: str = Role.VIEWER) -> Design:
     """The design if the caller may see it (404 otherwise, whatever the reason)."""
-    try:
-        pk = uuid.UUID(str(design_id))
-    except ValueError:
-        raise not_found("Design not found.") from None
-    design = (Design.objects.select_related("project").filter(pk=pk)
+    design = (Design.objects.select_related("project").filter(pk=design_id)
               .annotate(caller_role=role_in_project(user)).first())
     check_role(design.caller_role if design else None, min_role, "Design not found.")
     assert design is not None
     return design
-
-
-def check_text_field(body: dict[str, Any], name: str, *, required: bool, limit: int) -> str | None:
-    value = body.get(name)
-    if value is None and not required:
-        return None
-    if not isinstance(value, str) or (required and not value.strip()) or len(value) > limit:
-        raise APIError(
-            400,
-            "invalid_request",
-            f"{name} must be a non-empty string of at most {limit} characters."
-            if required
-            else f"{name} must be a string of at most {limit} characters.",
-            {"field": name},
-        )
-    return value
 
 
 def graph_report(doc: Any, project: Project | None) -> Report:
@@ -134,7 +113,7 @@ def do_create_design(
 def do_save_revision(
     user: User,
     design: Design,
-    read_revision: Any,
+    read_revision: int,
     graph: dict[str, Any],
     name: str | None,
     description: str | None,
@@ -145,11 +124,6 @@ def do_save_revision(
     second finds no row at that revision (PostgreSQL re-checks the WHERE after
     the first commits), so it cannot win too.
     """
-    if type(read_revision) is not int:
-        raise APIError(
-            400, "invalid_request", "revision (the revision you read) is required.",
-            {"field": "revision"},
-        )
     changes: dict[str, Any] = {"revision": read_revision + 1}
     if name is not None:
         changes["name"] = name

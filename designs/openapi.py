@@ -95,16 +95,3 @@ DESIGN_LIST: dict[str, Any] = {
         "type": "object", "required": list(DESIGN_SUMMARY_PROPERTIES),
         "properties": DESIGN_SUMMARY_PROPERTIES}}},
 }
-CREATE_DESIGN: dict[str, Any] = {
-    "type": "object",
-    "required": ["project_id", "name"],
-    "properties": {"project_id": {"type": "integer"}, "name": {"type": "string"},
-                   "description": {"type": "string"}, "graph": GRAPH},
-}
-SAVE_DESIGN: dict[str, Any] = {
-    "type": "object",
-    "required": ["revision", "graph"],
-    "properties": {"revision": {"type": "integer"}, "graph": GRAPH, "name": {"type": "string"},
-                   "description": {"type": "string"}},
-}
-

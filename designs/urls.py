@@ -9,6 +9,6 @@ urlpatterns = [
     path("agent-designs/templates", views.templates, name="design-templates"),
     path("agent-designs/validate", views.validate_unsaved, name="design-validate-unsaved"),
     path("agent-designs", views.designs, name="designs"),
-    path("agent-designs/<str:design_id>", views.design, name="design"),
-    path("agent-designs/<str:design_id>/validate", views.validate_saved, name="design-validate"),
+    path("agent-designs/<uuid:design_id>", views.design, name="design"),
+    path("agent-designs/<uuid:design_id>/validate", views.validate_saved, name="design-validate"),
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -14,12 +15,13 @@ from rest_framework.response import Response
 from contracts.registry import registry_document
 from designs import actions
 from designs import openapi as doc
+from designs.serializers import CreateDesignSerializer, SaveDesignSerializer
 from designs.starter_templates import template_list
 from designs.validation import revision_report
 from kionga.access import check_project_access
-from kionga.errors import check_json_object
 from kionga.models import Role
 from kionga.openapi import ERRORS, json_body, ok
+from kionga.request_body import parse
 
 OBJECT = OpenApiTypes.OBJECT
 
@@ -55,41 +57,37 @@ def validate_unsaved(request: Request) -> Response:
     responses={200: ok(doc.DESIGN_LIST), **ERRORS},
     operation_id="list_designs",
 )
-@extend_schema(methods=["POST"], request=json_body(doc.CREATE_DESIGN),
+@extend_schema(methods=["POST"], request=CreateDesignSerializer,
                responses={201: ok(doc.DESIGN), **ERRORS}, operation_id="create_design")
 @api_view(["GET", "POST"])
 def designs(request: Request) -> Response:
     if request.method == "GET":
         found = actions.design_list(request.user, request.query_params.get("project_id"))
         return Response({"designs": [actions.design_dict(d, with_graph=False) for d in found]})
-    body = check_json_object(request.data)
-    project = check_project_access(request.user, body.get("project_id"), Role.EDITOR)
-    name = actions.check_text_field(body, "name", required=True, limit=200)
-    description = actions.check_text_field(body, "description", required=False, limit=10_000)
+    body = parse(CreateDesignSerializer, request.data)
+    project = check_project_access(request.user, body["project_id"], Role.EDITOR)
     graph = body.get("graph")
     graph = actions.check_graph_document(graph) if graph is not None else actions.EMPTY_GRAPH
-    assert isinstance(request.user, User) and name is not None
-    design = actions.do_create_design(request.user, project, name, description or "", graph)
+    assert isinstance(request.user, User)
+    design = actions.do_create_design(request.user, project, body["name"],
+                                      body.get("description") or "", graph)
     return Response(actions.design_dict(design), status=201)
 
 
 @extend_schema(methods=["GET"], responses={200: ok(doc.DESIGN), **ERRORS},
                operation_id="get_design")
-@extend_schema(methods=["PUT"], request=json_body(doc.SAVE_DESIGN),
+@extend_schema(methods=["PUT"], request=SaveDesignSerializer,
                responses={200: ok(doc.DESIGN), **ERRORS}, operation_id="save_design")
 @api_view(["GET", "PUT"])
-def design(request: Request, design_id: str) -> Response:
+def design(request: Request, design_id: uuid.UUID) -> Response:
     if request.method == "GET":
         return Response(actions.design_dict(actions.check_design_access(request.user, design_id)))
     found = actions.check_design_access(request.user, design_id, Role.EDITOR)
-    body = check_json_object(request.data)
-    graph = actions.check_graph_document(body.get("graph"))
-    name = actions.check_text_field(body, "name", required=False, limit=200)
-    description = actions.check_text_field(body, "description", required=False, limit=10_000)
+    body = parse(SaveDesignSerializer, request.data)
+    graph = actions.check_graph_document(body["graph"])
     assert isinstance(request.user, User)
-    saved = actions.do_save_revision(
-        request.user, found, body.get("revision"), graph, name, description
-    )
+    saved = actions.do_save_revision(request.user, found, body["revision"], graph,
+                                     body.get("name"), body.get("description"))
     return Response(actions.design_dict(saved))
 
 
@@ -97,7 +95,7 @@ def design(request: Request, design_id: str) -> Response:
                responses={200: ok(doc.REPORT), **ERRORS},
                operation_id="validate_design")
 @api_view(["POST"])
-def validate_saved(request: Request, design_id: str) -> Response:
+def validate_saved(request: Request, design_id: uuid.UUID) -> Response:
     found = actions.check_design_access(request.user, design_id)
     body: Any = actions.graph_body(request)
     if body in (None, {}) or body == b"":

@@ -15,6 +15,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import set_rollback
 
 # The catalogue: every code an API answer may carry, declared here and nowhere else
@@ -62,6 +63,7 @@ def code_for_status(status: int) -> ErrorCode:
     """The catalogue's code for an error that carries none of its own."""
     return STATUS_CODES.get(status, "invalid_request" if status < 500 else "internal_error")
 
+INVALID = "The request is invalid."
 
 # Order matters: subclasses before their bases.
 _DRF_CODES: list[tuple[type[drf.APIException], ErrorCode]] = [
@@ -92,11 +94,11 @@ class APIError(drf.APIException):
         self.details = details or {}
 
 
-def check_json_object(body: Any) -> dict[str, Any]:
-    """The request body if it is a JSON object, else 400 invalid_request."""
-    if not isinstance(body, dict):
-        raise APIError(400, "invalid_request", "The body must be a JSON object.")
-    return body
+def invalid_field(path: str, message: str) -> APIError:
+    """400 invalid_request for one field, in the shape a serializer's errors take:
+    details ``{"fields": {path: [message]}}`` (path like ``history.0.role``)."""
+    return APIError(400, "invalid_request", _one_line(path, message),
+                    {"fields": {path: [message]}})
 
 
 def not_found(message: str = "Not found.") -> APIError:
@@ -140,7 +142,9 @@ def describe(exc: drf.APIException) -> tuple[ErrorCode, str, dict[str, Any]]:
     if isinstance(exc, APIError):
         return exc.code, exc.message, exc.details
     if isinstance(exc, drf.ValidationError):
-        return "invalid_request", _first_message(exc.detail), _validation_details(exc.detail)
+        fields = field_errors(exc.detail)
+        path, messages = next(iter(fields.items()))
+        return "invalid_request", _one_line(path, messages[0]), {"fields": fields}
     code = next((c for cls, c in _DRF_CODES if isinstance(exc, cls)), None)
     return code or code_for_status(exc.status_code), str(exc.detail), {}
 
@@ -157,18 +161,27 @@ def _headers(exc: drf.APIException) -> dict[str, str]:
     return headers
 
 
-def _validation_details(detail: Any) -> dict[str, Any]:
+def field_errors(detail: Any, path: str = "") -> dict[str, list[str]]:
+    """A serializer's nested errors as ``{"history.0.role": [messages]}``.
+
+    Errors of the whole body (not a JSON object, ``validate()``) are under DRF's
+    ``non_field_errors``. Never empty: a detail without messages still says why.
+    """
+    found: dict[str, list[str]] = {}
     if isinstance(detail, dict):
-        return {"fields": detail}
-    return {"errors": detail if isinstance(detail, list) else [detail]}
+        for key, value in detail.items():
+            found.update(field_errors(value, f"{path}.{key}" if path else str(key)))
+    elif isinstance(detail, list) and any(isinstance(d, (dict, list)) for d in detail):
+        # A list serializer's errors: one entry per item, {} for a valid one.
+        for index, item in enumerate(detail):
+            if item:
+                found.update(field_errors(item, f"{path}.{index}" if path else str(index)))
+    else:
+        messages = [str(m) for m in (detail if isinstance(detail, list) else [detail])]
+        found[path or api_settings.NON_FIELD_ERRORS_KEY] = messages or [INVALID]
+    return found or {path or api_settings.NON_FIELD_ERRORS_KEY: [INVALID]}
 
 
-def _first_message(detail: Any, path: str = "") -> str:
-    """A readable one-liner such as ``name: This field is required.``."""
-    if isinstance(detail, dict) and detail:
-        key, value = next(iter(detail.items()))
-        return _first_message(value, f"{path}.{key}" if path else str(key))
-    if isinstance(detail, list) and detail:
-        return _first_message(detail[0], path)
-    text = str(detail) if detail not in ({}, []) else "The request is invalid."
-    return f"{path}: {text}" if path and path != "non_field_errors" else text
+def _one_line(path: str, message: str) -> str:
+    """The error's message: ``name: This field is required.``."""
+    return message if path == api_settings.NON_FIELD_ERRORS_KEY else f"{path}: {message}"

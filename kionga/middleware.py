@@ -12,7 +12,7 @@ from collections.abc import Callable
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, HttpResponseBase
 from django.utils.deprecation import MiddlewareMixin
 
-from kionga.errors import APIError, code_for_status, error_response
+from kionga.errors import APIError, code_for_status, error_response, invalid_field
 
 _MESSAGES: dict[int, str] = {
     404: "Not found.",
@@ -42,10 +42,11 @@ class ApiJsonErrorMiddleware(MiddlewareMixin):
             "\x00" in key or any("\x00" in value for value in values)
             for key, values in request.GET.lists()
         ):
-            message = "The URL must not contain NUL (%00) characters."
             if is_api_path(request):
-                return error_response(400, "invalid_request", message)
-            return HttpResponseBadRequest(message, content_type="text/plain")
+                error = invalid_field("url", "Must not contain NUL (%00) characters.")
+                return error_response(400, error.code, error.message, error.details)
+            return HttpResponseBadRequest("The URL must not contain NUL (%00) characters.",
+                                          content_type="text/plain")
         return None
 
     def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:

@@ -15,7 +15,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from kionga.errors import APIError
+from kionga.errors import APIError, invalid_field
 from kionga.models import Project
 from runs.models import IdempotencyKey, Run
 
@@ -27,8 +27,7 @@ def check_key(raw: str | None) -> str | None:
     if raw is None:
         return None
     if not raw.strip() or len(raw) > MAX_KEY_CHARS:
-        raise APIError(400, "invalid_request",
-                       f"Idempotency-Key must be 1 to {MAX_KEY_CHARS} characters.")
+        raise invalid_field("Idempotency-Key", f"Must be 1 to {MAX_KEY_CHARS} characters.")
     return raw
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
+
+from runner.protocol import RunStatus
 
 RUN_PROPERTIES: dict[str, Any] = {
     "id": {"type": "string", "format": "uuid"},
@@ -10,7 +12,7 @@ RUN_PROPERTIES: dict[str, Any] = {
     "version_id": {"type": ["string", "null"]},
     "revision": {"type": ["integer", "null"]},
     "content_sha256": {"type": "string"},
-    "status": {"enum": ["queued", "running", "waiting", "completed", "failed", "cancelled"]},
+    "status": {"enum": list(get_args(RunStatus))},
     "input": {"type": "string"},
     "output": {"type": ["string", "null"]},
     "error": {"type": ["object", "null"]},
@@ -41,18 +43,4 @@ EVENTS_PAGE: dict[str, Any] = {
     "required": ["events", "next_after", "complete"],
     "properties": {"events": {"type": "array", "items": EVENT},
                    "next_after": {"type": "integer"}, "complete": {"type": "boolean"}},
-}
-START_RUN: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "input": {"type": "string"},
-        "session_id": {"type": "string"},
-        "history": {"type": "array", "items": {
-            "type": "object", "required": ["role", "content"],
-            "properties": {"role": {"enum": ["user", "assistant", "system"]},
-                           "content": {"type": "string"}}}},
-        "allow_side_effects": {"type": "boolean"},
-        "stop_after": {"type": "string"},
-        "revision": {"type": "integer"},
-    },
 }

@@ -8,35 +8,28 @@ from typing import Any
 from designs.actions import check_design_access
 from designs.models import Design
 from kionga.access import AnyUser
-from kionga.errors import APIError, not_found
+from kionga.errors import invalid_field, not_found
+from runner import protocol
 from runs.models import Run, RunEvent
 
 PAGE_SIZE = 200
 
 
-def check_run_readable(user: AnyUser, design_id: str, run_id: str) -> Run:
+def check_run_readable(user: AnyUser, design_id: uuid.UUID, run_id: uuid.UUID) -> Run:
     """A run the caller may read, in one query (the SSE hot path); 404 otherwise."""
-    try:
-        run_pk, design_pk = uuid.UUID(str(run_id)), uuid.UUID(str(design_id))
-    except ValueError:
-        raise not_found("Run not found.") from None
     run = None
     if user.is_authenticated:
-        run = Run.objects.filter(pk=run_pk, design_id=design_pk,
+        run = Run.objects.filter(pk=run_id, design_id=design_id,
                                  project__memberships__user_id=user.pk).first()
     if run is None:
         raise not_found("Run not found.")
     return run
 
 
-def check_run_access(user: AnyUser, design_id: str, run_id: str,
+def check_run_access(user: AnyUser, design_id: uuid.UUID, run_id: uuid.UUID,
                      min_role: str = "viewer") -> Run:
     design = check_design_access(user, design_id, min_role)
-    try:
-        pk = uuid.UUID(str(run_id))
-    except ValueError:
-        raise not_found("Run not found.") from None
-    run = Run.objects.filter(pk=pk, design=design).first()
+    run = Run.objects.filter(pk=run_id, design=design).first()
     if run is None:
         raise not_found("Run not found.")
     return run
@@ -54,7 +47,7 @@ def run_with_events(run: Run) -> dict[str, Any]:
 def events_page(run: Run, after: int, limit: int) -> dict[str, Any]:
     events = events_after(run, after, limit)
     last = events[-1]["seq"] if events else after
-    done = run.status in ("completed", "failed", "cancelled") and not RunEvent.objects.filter(
+    done = run.status in protocol.FINAL_STATUSES and not RunEvent.objects.filter(
         run=run, seq__gt=last).exists()
     return {"events": events, "next_after": last, "complete": done}
 
@@ -71,6 +64,5 @@ def parse_after(raw: str | None, *, strict: bool = True) -> int:
         return max(int(str(raw)), -1)
     except ValueError:
         if strict:
-            raise APIError(400, "invalid_request", "after must be an integer (a seq).",
-                           {"field": "after"}) from None
+            raise invalid_field("after", "A valid integer (a seq) is required.") from None
         return -1

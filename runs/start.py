@@ -16,13 +16,11 @@ from designs.actions import graph_report
 from designs.models import Design
 from kionga import audit
 from kionga.celery import app as celery_app
-from kionga.errors import APIError, check_json_object
+from kionga.errors import APIError, invalid_field
 from runs import dispatch, quota
 from runs.credentials import issue_credential
 from runs.models import Run
 
-MAX_INPUT_CHARS = 100_000
-MAX_HISTORY_TURNS = 200
 SESSION_TURNS = 50
 
 
@@ -35,47 +33,17 @@ class StartRequest:
     stop_after: str | None
     revision: int | None
 
+    @classmethod
+    def of(cls, body: dict[str, Any]) -> StartRequest:
+        """From the body runs.serializers.StartRunSerializer validated."""
+        history = body["history"]
+        return cls(body["input"], body["session_id"] or None,
+                   None if history is None else [dict(turn) for turn in history],
+                   body["allow_side_effects"], body["stop_after"] or None, body["revision"])
+
     def fingerprint(self) -> str:
         """What makes two starts 'the same body' for Idempotency-Key replays."""
         return hashlib.sha256(canonical_json(self.__dict__).encode()).hexdigest()
-
-
-def _bad(message: str, field: str) -> APIError:
-    return APIError(400, "invalid_request", message, {"field": field})
-
-
-def check_start_request(body: Any) -> StartRequest:
-    body = check_json_object({} if body is None else body)
-    text = body.get("input", "")
-    if not isinstance(text, str) or len(text) > MAX_INPUT_CHARS:
-        raise _bad(f"input must be a string of at most {MAX_INPUT_CHARS} characters.", "input")
-    session_id = body.get("session_id")
-    if session_id is not None and (not isinstance(session_id, str) or len(session_id) > 200):
-        raise _bad("session_id must be a string of at most 200 characters.", "session_id")
-    allow = body.get("allow_side_effects", False)
-    if not isinstance(allow, bool):
-        raise _bad("allow_side_effects must be true or false.", "allow_side_effects")
-    stop_after = body.get("stop_after")
-    if stop_after is not None and not isinstance(stop_after, str):
-        raise _bad("stop_after must be a node ID.", "stop_after")
-    revision = body.get("revision")
-    if revision is not None and (type(revision) is not int or revision < 1):
-        raise _bad("revision must be a positive integer.", "revision")
-    return StartRequest(text, session_id or None, _check_history(body.get("history")), allow,
-                        stop_after or None, revision)
-
-
-def _check_history(history: Any) -> list[dict[str, Any]] | None:
-    if history is None:
-        return None
-    ok = isinstance(history, list) and len(history) <= MAX_HISTORY_TURNS and all(
-        isinstance(t, dict) and t.get("role") in ("user", "assistant", "system")
-        and isinstance(t.get("content"), str) for t in history
-    )
-    if not ok:
-        raise _bad(f"history must be a list of at most {MAX_HISTORY_TURNS} turns "
-                   '{"role": "user"|"assistant"|"system", "content": str}.', "history")
-    return [{"role": t["role"], "content": t["content"]} for t in history]
 
 
 def check_runnable_graph(design: Design, revision: int | None) -> tuple[int, dict[str, Any], str]:
@@ -93,7 +61,7 @@ def check_runnable_graph(design: Design, revision: int | None) -> tuple[int, dic
 
 def check_stop_after(graph: dict[str, Any], stop_after: str | None) -> None:
     if stop_after is not None and stop_after not in {n["id"] for n in graph["nodes"]}:
-        raise _bad(f"stop_after names no node of the graph: {stop_after!r}.", "stop_after")
+        raise invalid_field("stop_after", f"No node of the graph has the ID {stop_after!r}.")
 
 
 def session_history(design: Design, session_id: str | None) -> list[dict[str, Any]]:

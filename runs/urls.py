@@ -5,10 +5,10 @@ from django.urls import path
 from runs import views
 
 urlpatterns = [
-    path("agent-designs/<str:design_id>/runs", views.runs, name="runs"),
-    path("agent-designs/<str:design_id>/runs/<str:run_id>", views.run, name="run"),
-    path("agent-designs/<str:design_id>/runs/<str:run_id>/events", views.events,
+    path("agent-designs/<uuid:design_id>/runs", views.runs, name="runs"),
+    path("agent-designs/<uuid:design_id>/runs/<uuid:run_id>", views.run, name="run"),
+    path("agent-designs/<uuid:design_id>/runs/<uuid:run_id>/events", views.events,
          name="run-events"),
-    path("agent-designs/<str:design_id>/runs/<str:run_id>/cancel", views.cancel,
+    path("agent-designs/<uuid:design_id>/runs/<uuid:run_id>/cancel", views.cancel,
          name="run-cancel"),
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 import weakref
 from typing import Any
 
@@ -15,16 +16,18 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from designs.actions import check_design_access
-from kionga.errors import APIError, error_response
+from kionga.errors import APIError, error_response, invalid_field
 from kionga.models import Role
-from kionga.openapi import ERRORS, json_body, ok
+from kionga.openapi import ERRORS, ok
+from kionga.request_body import parse
 from kionga.tokens import find_user_by_token
 from runs import idempotency, read
 from runs import openapi as doc
 from runs.cancel import do_cancel_run
 from runs.models import Run
+from runs.serializers import StartRunSerializer
 from runs.sse import Opening, opening, run_event_stream
-from runs.start import check_start_request, do_start_run
+from runs.start import StartRequest, do_start_run
 from runs.stream_limits import BUDGET, counted
 
 IDEMPOTENCY = OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False)
@@ -33,16 +36,16 @@ AFTER = OpenApiParameter("after", int, required=False, description="Events after
 
 @extend_schema(methods=["GET"], responses={200: ok(doc.RUN_LIST), **ERRORS},
                operation_id="list_runs")
-@extend_schema(methods=["POST"], request=json_body(doc.START_RUN), parameters=[IDEMPOTENCY],
+@extend_schema(methods=["POST"], request=StartRunSerializer, parameters=[IDEMPOTENCY],
                responses={201: ok(doc.RUN), 200: ok(doc.RUN), **ERRORS},
                operation_id="start_run")
 @api_view(["GET", "POST"])
-def runs(request: Request, design_id: str) -> Response:
+def runs(request: Request, design_id: uuid.UUID) -> Response:
     if request.method == "GET":
         design = check_design_access(request.user, design_id)
         return Response({"runs": read.runs_of(design)})
     design = check_design_access(request.user, design_id, Role.EDITOR)
-    start = check_start_request(request.data)
+    start = StartRequest.of(parse(StartRunSerializer, request.data))
     key = idempotency.check_key(request.headers.get("Idempotency-Key"))
     assert isinstance(request.user, User)
     user = request.user
@@ -53,13 +56,13 @@ def runs(request: Request, design_id: str) -> Response:
 
 @extend_schema(responses={200: ok(doc.RUN_WITH_EVENTS), **ERRORS}, operation_id="get_run")
 @api_view(["GET"])
-def run(request: Request, design_id: str, run_id: str) -> Response:
+def run(request: Request, design_id: uuid.UUID, run_id: uuid.UUID) -> Response:
     return Response(read.run_with_events(read.check_run_access(request.user, design_id, run_id)))
 
 
 @extend_schema(request=None, responses={202: ok(doc.RUN), **ERRORS}, operation_id="cancel_run")
 @api_view(["POST"])
-def cancel(request: Request, design_id: str, run_id: str) -> Response:
+def cancel(request: Request, design_id: uuid.UUID, run_id: uuid.UUID) -> Response:
     found = read.check_run_access(request.user, design_id, run_id, Role.EDITOR)
     assert isinstance(request.user, User)
     return Response(do_cancel_run(request.user, found).to_dict(), status=202)
@@ -68,14 +71,15 @@ def cancel(request: Request, design_id: str, run_id: str) -> Response:
 @extend_schema(parameters=[AFTER, OpenApiParameter("limit", int, required=False)],
                responses={200: ok(doc.EVENTS_PAGE), **ERRORS}, operation_id="run_events")
 @api_view(["GET"])
-def events_page(request: Request, design_id: str, run_id: str) -> Response:
+def events_page(request: Request, design_id: uuid.UUID, run_id: uuid.UUID) -> Response:
     found = read.check_run_access(request.user, design_id, run_id)
     after = read.parse_after(request.query_params.get("after"))
     limit = _limit(request.query_params.get("limit"))
     return Response(read.events_page(found, after, limit))
 
 
-async def events(request: HttpRequest, design_id: str, run_id: str) -> HttpResponseBase:
+async def events(request: HttpRequest, design_id: uuid.UUID,
+                 run_id: uuid.UUID) -> HttpResponseBase:
     """JSON pages through DRF; `Accept: text/event-stream` streams without holding a thread."""
     if "text/event-stream" not in request.headers.get("Accept", ""):
         return await sync_to_async(events_page)(request, design_id, run_id)
@@ -102,7 +106,7 @@ events.cls = events_page.cls  # type: ignore[attr-defined]
 events.initkwargs = events_page.initkwargs  # type: ignore[attr-defined]
 
 
-def _open_stream(request: HttpRequest, design_id: str, run_id: str,
+def _open_stream(request: HttpRequest, design_id: uuid.UUID, run_id: uuid.UUID,
                  last: int) -> tuple[User, Run, Opening]:
     """Access check and the stored events, in one thread hop and one pooled connection."""
     try:
@@ -133,5 +137,4 @@ def _limit(raw: str | None) -> int:
     try:
         return min(max(int(str(raw)), 1), 1000)
     except ValueError:
-        raise APIError(400, "invalid_request", "limit must be an integer.",
-                       {"field": "limit"}) from None
+        raise invalid_field("limit", "A valid integer is required.") from None

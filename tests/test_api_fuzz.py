@@ -1,4 +1,5 @@
-"""Fuzz the API routes from our own OpenAPI document: no request may produce a 5xx."""
+"""Fuzz the API routes from our own OpenAPI document: no request may produce a 5xx, and
+every invalid_request names its fields."""
 
 from __future__ import annotations
 
@@ -65,6 +66,9 @@ def test_it_never_answers_5xx(api: Any, alice: Any, acme: Any, path: str, method
                                   HTTP_AUTHORIZATION=f"Bearer {token}")
         assert response.status_code < 500, (method, url, payload[:500], response.content[:500])
         assert response["Content-Type"].startswith("application/json")
+        error = response.json().get("error") if response.status_code >= 400 else None
+        if error and error["code"] == "invalid_request":  # the one documented shape
+            assert set(error["details"]) == {"fields"} and error["details"]["fields"], error
 
     check()
 

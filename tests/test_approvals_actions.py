@@ -101,15 +101,6 @@ def test_it_hides_the_request_from_another_tenant(
     assert error_of(lambda: do_decide(mallory, approval, "approve")).status_code == 404
 
 
-@pytest.mark.parametrize("decision,comment", [("maybe", ""), ("approved", ""),
-                                              ("approve", "x" * 2001)])
-def test_it_validates_the_decision(
-    alice: User, approval: ApprovalRequest, decision: str, comment: str
-) -> None:
-    error = error_of(lambda: do_decide(alice, approval, decision, comment))
-    assert (error.status_code, error.code) == (400, "invalid_request")
-
-
 def test_it_cancels_the_pending_requests_of_a_run(
     alice: User, run: Run, approval: ApprovalRequest, carol: User, acme: Project
 ) -> None:

@@ -3,6 +3,7 @@
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from django.utils import timezone
 
 from approvals.models import ApprovalRequest
@@ -56,9 +57,22 @@ def test_it_answers_409_for_an_expired_request(api: Api, alice: Any, acme: Any) 
     assert error["details"]["status"] == "expired"
 
 
-def test_it_checks_the_body(api: Api, alice: Any, acme: Any) -> None:
+@pytest.mark.parametrize(("body", "field"), [
+    ({"decision": ["approve"]}, "decision"), ({"decision": "maybe"}, "decision"),
+    ({"decision": "approved"}, "decision"), ({}, "decision"), ([1], "non_field_errors"),
+    ({"decision": "approve", "comment": "x" * 2001}, "comment"),
+    ({"decision": "approve", "comment": 5}, "comment"),
+])
+def test_it_checks_the_body(api: Api, alice: Any, acme: Any, body: Any, field: str) -> None:
     approval = _pending(alice, acme)
-    client = api.client_for(alice)
-    for body in ({"decision": ["approve"]}, {"decision": "maybe"}, [1], {}):
-        api.assert_error(client.post(_url(approval), body, format="json"), 400,
-                         "invalid_request")
+    response = api.client_for(alice).post(_url(approval), body, format="json")
+    error = api.assert_error(response, 400, "invalid_request")
+    assert list(error["details"]["fields"]) == [field]
+    assert ApprovalRequest.objects.get(pk=approval.pk).status == "pending"
+
+
+def test_it_keeps_the_comment_as_sent(api: Api, alice: Any, acme: Any) -> None:
+    approval = _pending(alice, acme)
+    body = {"decision": "approve", "comment": "  fine  "}
+    response = api.client_for(alice).post(_url(approval), body, format="json")
+    assert response.json()["comment"] == "  fine  "

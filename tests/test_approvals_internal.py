@@ -88,7 +88,8 @@ def test_it_rejects_bad_requests(
     api: Api, carol: User, acme: Project, changes: dict[str, object]
 ) -> None:
     _, raw = start_run(carol, acme)
-    api.assert_error(create(raw, **changes), 400, "invalid_request")
+    error = api.assert_error(create(raw, **changes), 400, "invalid_request")
+    assert list(error["details"]["fields"]) == list(changes)
     assert not ApprovalRequest.objects.exists()
 
 
@@ -107,6 +108,12 @@ def test_it_hides_another_runs_request(api: Api, carol: User, alice: User, acme:
                                "resource_denied")
     garbage = api.assert_error(poll(mine, "not-a-uuid"), 404, "resource_denied")
     assert other["message"] == missing["message"] == garbage["message"]
+
+
+def test_it_checks_the_credential_before_the_id(api: Api, carol: User, acme: Project) -> None:
+    # A malformed ID answers like any other request's ID, but only to a run.
+    for approval_id in ("not-a-uuid", "6a0e1f4e-0000-4000-8000-000000000000"):
+        api.assert_error(poll("krc_not-a-credential", approval_id), 401, "invalid_credential")
 
 
 def test_it_hides_another_projects_request(

@@ -40,7 +40,19 @@ def test_it_hides_other_projects(api: Api, mallory: Any, acme: Any) -> None:
 
 def test_it_rejects_a_missing_name(api: Api, carol: Any, acme: Any) -> None:
     response = api.client_for(carol).post(URL, {"project_id": acme.pk}, format="json")
-    api.assert_error(response, 400, "invalid_request")
+    error = api.assert_error(response, 400, "invalid_request")
+    assert error["details"] == {"fields": {"name": ["This field is required."]}}
+
+
+def test_it_keeps_the_name_as_sent_and_refuses_a_blank_one(api: Api, carol: Any,
+                                                          acme: Any) -> None:
+    client = api.client_for(carol)
+    for name in ("   ", 7, "x" * 201):
+        error = api.assert_error(client.post(URL, {"project_id": acme.pk, "name": name},
+                                             format="json"), 400, "invalid_request")
+        assert list(error["details"]["fields"]) == ["name"]
+    created = client.post(URL, {"project_id": str(acme.pk), "name": " Support "}, format="json")
+    assert created.json()["name"] == " Support "
 
 
 def test_it_rejects_a_graph_that_is_not_a_document(api: Api, carol: Any, acme: Any) -> None:

@@ -40,9 +40,12 @@ def test_it_refuses_a_stale_revision(api: Api, alice: Any, acme: Any) -> None:
 
 def test_it_needs_the_revision(api: Api, alice: Any, acme: Any) -> None:
     design = make_design(alice, acme)
-    response = api.client_for(alice).put(f"{URL}/{design.pk}", {"graph": assistant_graph()},
-                                         format="json")
-    api.assert_error(response, 400, "invalid_request")
+    client = api.client_for(alice)
+    for revision in (None, "1", 1.5, True):
+        body = {"graph": assistant_graph()} | ({} if revision is None else {"revision": revision})
+        error = api.assert_error(client.put(f"{URL}/{design.pk}", body, format="json"), 400,
+                                 "invalid_request")
+        assert list(error["details"]["fields"]) == ["revision"]
 
 
 def test_it_refuses_viewers(api: Api, alice: Any, bob: Any, acme: Any) -> None:

@@ -29,7 +29,9 @@ def test_it_pages_after_a_seq(api: Api, alice: Any, bob: Any, acme: Any) -> None
     assert (page["next_after"], page["complete"]) == (3, False)
     last = client.get(f"{_url(run)}/events", {"after": 3}).json()
     assert [e["seq"] for e in last["events"]] == [4] and last["complete"] is True
-    api.assert_error(client.get(f"{_url(run)}/events", {"after": "x"}), 400, "invalid_request")
+    error = api.assert_error(client.get(f"{_url(run)}/events", {"after": "x"}), 400,
+                             "invalid_request")
+    assert list(error["details"]["fields"]) == ["after"]
 
 
 def test_it_reads_a_run_with_its_events(api: Api, alice: Any, bob: Any, acme: Any) -> None:

@@ -70,3 +70,14 @@ def test_it_frees_the_key_when_the_start_fails(api: Api, alice: Any, acme: Any,
     runner_configured.KIONGA_DESIGNER_MAX_RUNS = 1
     assert client.post(start_url(design), {}, format="json",
                        HTTP_IDEMPOTENCY_KEY="retry-me").status_code == 201
+
+
+def test_it_names_the_header_of_a_bad_key(api: Api, alice: Any, acme: Any,
+                                          runner_configured: Any, rds: redis.Redis) -> None:
+    design = make_design(alice, acme)
+    client = api.client_for(alice)
+    for key in ("  ", "k" * 201):
+        error = api.assert_error(client.post(start_url(design), {}, format="json",
+                                             HTTP_IDEMPOTENCY_KEY=key), 400, "invalid_request")
+        assert list(error["details"]["fields"]) == ["Idempotency-Key"]
+    assert Run.objects.count() == 0

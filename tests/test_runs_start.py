@@ -79,10 +79,14 @@ def test_it_checks_the_body(api: Api, alice: Any, acme: Any, runner_configured: 
                             rds: redis.Redis) -> None:
     design = make_design(alice, acme)
     client = api.client_for(alice)
-    for body in ({"input": 5}, {"allow_side_effects": "yes"}, {"history": [{"role": "x"}]},
-                 {"stop_after": "nope"}, {"revision": 0}, [1]):
-        api.assert_error(client.post(start_url(design), body, format="json"), 400,
-                         "invalid_request")
+    for body, fields in (({"input": 5}, ["input"]), ({"allow_side_effects": "yes"},
+                                                      ["allow_side_effects"]),
+                         ({"history": [{"role": "x"}]}, ["history.0.role", "history.0.content"]),
+                         ({"stop_after": "nope"}, ["stop_after"]), ({"revision": 0}, ["revision"]),
+                         ({"session_id": "s" * 201}, ["session_id"]), ([1], ["non_field_errors"])):
+        error = api.assert_error(client.post(start_url(design), body, format="json"), 400,
+                                 "invalid_request")
+        assert list(error["details"]["fields"]) == fields, error
     api.assert_error(client.post(start_url(design), {"revision": 9}, format="json"), 404,
                      "not_found")
     assert Run.objects.count() == 0 and rds.zcard(protocol.SLOTS_KEY) == 0

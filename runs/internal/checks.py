@@ -1,4 +1,4 @@
-"""Validation of internal-route requests: lookups scoped to the run, bodies.
+"""Checks of internal-route requests: lookups scoped to the run, what a resource allows.
 
 A run may use only the resources its graph names (Run.resources, stored at start)
 and only in its own project. A resource outside the graph, a missing one and another
@@ -15,25 +15,15 @@ from urllib.parse import unquote
 import httpx
 
 from contracts.registry import ResourceKind
-from kionga.errors import APIError, check_json_object
+from kionga.errors import APIError, invalid_field
 from kionga.resource_models import ApiConnection, ProjectResource
 from runs.models import Run
 
 R = TypeVar("R", bound=ProjectResource)
 
-ROLES = frozenset({"system", "user", "assistant"})
-METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"})
 # An empty allowed_methods list means the common, least surprising pair.
 DEFAULT_METHODS = ("GET", "POST")
-MAX_MESSAGES = 1000
-MAX_QUERY = 1000
-MAX_PATH = 2000
-MAX_SEARCH_LIMIT = 20
-DEFAULT_SEARCH_LIMIT = 4
-
-
-def invalid(message: str) -> APIError:
-    return APIError(400, "invalid_request", message)
+MAX_OBJECT_KEY = 300
 
 
 def denied(message: str) -> APIError:
@@ -79,58 +69,25 @@ def check_side_effects(run: Run, what: str) -> None:
                        "allow_side_effects; start it with allow_side_effects: true.")
 
 
-def check_messages(body: Any) -> list[dict[str, str]]:
-    """The chat messages of a predict call, reduced to role and content."""
-    messages = check_json_object(body).get("messages")
-    if not isinstance(messages, list) or not messages or len(messages) > MAX_MESSAGES:
-        raise invalid(f"messages must be a list of 1 to {MAX_MESSAGES} messages.")
-    clean = []
-    for index, message in enumerate(messages):
-        if not isinstance(message, dict) or message.get("role") not in ROLES or not isinstance(
-            message.get("content"), str
-        ):
-            raise invalid(f"messages.{index} must be {{role: system|user|assistant, "
-                          f"content: string}}.")
-        clean.append({"role": message["role"], "content": message["content"]})
-    return clean
-
-
-def check_search(body: Any) -> tuple[str, int]:
-    body = check_json_object(body)
-    query, limit = body.get("query"), body.get("limit", DEFAULT_SEARCH_LIMIT)
-    if not isinstance(query, str) or not query.strip() or len(query) > MAX_QUERY:
-        raise invalid(f"query must be a non-empty string of at most {MAX_QUERY} characters.")
-    if isinstance(limit, bool) or not isinstance(limit, int) or not (
-        1 <= limit <= MAX_SEARCH_LIMIT
-    ):
-        raise invalid(f"limit must be an integer from 1 to {MAX_SEARCH_LIMIT}.")
-    return query, limit
-
-
 def check_object_key(params: Any) -> str:
     key = params.get("key")
-    if not isinstance(key, str) or not key or len(key) > 300:
-        raise invalid("Send the object's key as ?key= (1 to 300 characters).")
+    if not isinstance(key, str) or not key or len(key) > MAX_OBJECT_KEY:
+        raise invalid_field("key", f"Send the object's key as ?key= (1 to {MAX_OBJECT_KEY} "
+                                   "characters).")
     return key
 
 
-def check_connection_call(connection: ApiConnection, body: Any) -> tuple[str, str, Any]:
-    """(method, url, body) of an API connection call, or 400/403."""
-    body = check_json_object(body)
-    method = body.get("method")
-    if not isinstance(method, str) or method.upper() not in METHODS:
-        raise invalid(f"method must be one of {', '.join(sorted(METHODS))}.")
-    method = method.upper()
+def check_connection_call(connection: ApiConnection, method: str, path: str) -> str:
+    """The URL of an API connection call (serializers.ConnectionCallSerializer checked the
+    body), or 403 for a method the connection does not allow or a path escaping its base."""
     allowed = [str(m).upper() for m in connection.allowed_methods or DEFAULT_METHODS]
     if method not in allowed:
         raise denied(f"{method} is not allowed on connection {connection.key!r}.")
-    return method, connection_url(connection, body.get("path")), body.get("body")
+    return connection_url(connection, path)
 
 
-def connection_url(connection: ApiConnection, path: Any) -> str:
+def connection_url(connection: ApiConnection, path: str) -> str:
     """base_url + path, where path can only go below the base URL."""
-    if not isinstance(path, str) or not path.startswith("/") or len(path) > MAX_PATH:
-        raise invalid(f"path must start with '/' (at most {MAX_PATH} characters).")
     decoded = unquote(path)
     if (path.startswith("//") or ".." in decoded or "\\" in decoded
             or any(ord(ch) < 32 or ord(ch) == 127 for ch in decoded)):

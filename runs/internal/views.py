@@ -6,38 +6,45 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from kionga.errors import check_json_object
 from kionga.knowledge import search_documents
+from kionga.request_body import parse
 from kionga.resource_models import ApiConnection, Dataset, KnowledgeBase, ModelEndpoint
 from runs.internal import actions, checks
 from runs.internal import openapi as doc
+from runs.internal.serializers import (
+    ConnectionCallSerializer,
+    InvokeSerializer,
+    PredictSerializer,
+    SearchSerializer,
+)
 from runs.run_auth import run_of, run_view
 
 
-@run_view(["POST"], request=doc.json_body(doc.PREDICT_REQUEST),
+@run_view(["POST"], request=PredictSerializer,
           responses=doc.answers(200, doc.PREDICT), operation_id="internal_predict")
 def predict(request: Request, model_id: str) -> Response:
     run = run_of(request)
     endpoint = checks.check_resource(run, ModelEndpoint, "model", model_id)
-    messages = checks.check_messages(request.data)
+    messages = [dict(m) for m in parse(PredictSerializer, request.data)["messages"]]
     return Response(actions.do_predict(run, endpoint, messages))
 
 
-@run_view(["POST"], request=doc.json_body(doc.INVOKE_REQUEST),
+@run_view(["POST"], request=InvokeSerializer,
           responses=doc.answers(200, doc.INVOKE), operation_id="internal_invoke_function")
 def invoke_function(request: Request, name: str) -> Response:
-    body = check_json_object(request.data)
-    return Response(actions.do_invoke_function(run_of(request), name, body.get("input")))
+    body = parse(InvokeSerializer, request.data)
+    return Response(actions.do_invoke_function(run_of(request), name, body["input"]))
 
 
-@run_view(["POST"], request=doc.json_body(doc.CONNECTION_REQUEST),
+@run_view(["POST"], request=ConnectionCallSerializer,
           responses=doc.answers(200, doc.CONNECTION), operation_id="internal_invoke_connection")
 def invoke_connection(request: Request, connection_id: str) -> Response:
     run = run_of(request)
     checks.check_side_effects(run, f"API connection {connection_id!r}")
     connection = checks.check_resource(run, ApiConnection, "connection", connection_id)
-    method, url, body = checks.check_connection_call(connection, request.data)
-    return Response(actions.do_invoke_connection(connection, method, url, body))
+    call = parse(ConnectionCallSerializer, request.data)
+    url = checks.check_connection_call(connection, call["method"], call["path"])
+    return Response(actions.do_invoke_connection(connection, call["method"], url, call["body"]))
 
 
 @run_view(["GET"], responses=doc.answers(200, doc.KNOWLEDGE_BASES),
@@ -52,14 +59,15 @@ def knowledge_bases(request: Request) -> Response:
                                          for kb in found]})
 
 
-@run_view(["POST"], request=doc.json_body(doc.SEARCH_REQUEST),
+@run_view(["POST"], request=SearchSerializer,
           responses=doc.answers(200, doc.SEARCH), operation_id="internal_search_knowledge")
 def search_knowledge(request: Request, knowledge_base_id: str) -> Response:
     run = run_of(request)
     knowledge_base = checks.check_resource(run, KnowledgeBase, "knowledge_base",
                                            knowledge_base_id)
-    query, limit = checks.check_search(request.data)
-    return Response({"documents": search_documents(knowledge_base, query, limit)})
+    search = parse(SearchSerializer, request.data)
+    return Response({"documents": search_documents(knowledge_base, search["query"],
+                                                   search["limit"])})
 
 
 @run_view(["GET"], parameters=[OpenApiParameter("key", str, required=True)],

@@ -1,0 +1,38 @@
+"""Request bodies of the designs API, declared once: they validate and they document.
+
+The graph itself is passed on as JSON: contracts/ validates it, with its own issue
+model (a draft may be wrong in any way and still be saved).
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from designs.openapi import GRAPH
+from kionga.request_body import StrictCharField, StrictIntegerField
+
+MAX_NAME = 200
+MAX_DESCRIPTION = 10_000
+
+
+@extend_schema_field(GRAPH)
+class GraphField(serializers.JSONField):
+    """A graph document, checked by designs.actions.check_graph_document (contracts)."""
+
+
+class CreateDesignSerializer(serializers.Serializer):
+    # 1 or "1" (Decisions: project IDs); membership is checked by the view.
+    project_id = serializers.IntegerField()
+    name = StrictCharField(max_length=MAX_NAME)
+    description = StrictCharField(max_length=MAX_DESCRIPTION, required=False, allow_blank=True,
+                                  allow_null=True)
+    graph = GraphField(required=False, allow_null=True)
+
+
+class SaveDesignSerializer(serializers.Serializer):
+    revision = StrictIntegerField(help_text="The revision you read; a stale one is 409.")
+    graph = GraphField()
+    name = StrictCharField(max_length=MAX_NAME, required=False, allow_null=True)
+    description = StrictCharField(max_length=MAX_DESCRIPTION, required=False, allow_blank=True,
+                                  allow_null=True)
