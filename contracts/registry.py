@@ -191,7 +191,10 @@ COMPONENTS: Final[dict[str, Component]] = {
             _in(*ALL_TYPES),
             (*_out("documents"), _ERROR),
             (
-                Setting("dataset", "Dataset", "A dataset ID.", "resource", resource="dataset"),
+                # Required: a storage node without a dataset has nothing to read
+                # (the reference leaves it unstarred; it could only ever fail at run time).
+                Setting("dataset", "Dataset", "A dataset ID.", "resource", True,
+                        resource="dataset"),
                 Setting("key", "Key", "The object's key; {input} is the incoming text.",
                         "template"),
             ),
@@ -290,7 +293,9 @@ COMPONENTS: Final[dict[str, Component]] = {
             _in("text", "chat", "json"),
             (*_out("text", "out", "exhausted"), _ERROR),
             (
-                Setting("subflow", "Flow", "A published version ID.", "resource",
+                # Required: a loop iterates a published version; without one it has
+                # nothing to run (the reference leaves it unstarred).
+                Setting("subflow", "Flow", "A published version ID.", "resource", True,
                         resource="version"),
                 Setting("until", "Until", "Condition checked after each iteration.",
                         "condition"),

@@ -10,7 +10,7 @@ from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 
 from designs.actions import graph_report
-from designs.models import Design, DesignRevision
+from designs.models import Design, DesignRevision, Version
 
 
 def pretty_json(value: Any) -> str:
@@ -30,6 +30,22 @@ class RevisionInline(admin.TabularInline):
         return False
 
 
+class VersionInline(admin.TabularInline):
+    # Versions are immutable: listed here, opened read-only (VersionAdmin).
+    model = Version
+    extra = 0
+    fields = ("number", "content_sha256", "source_revision", "author", "created_at")
+    readonly_fields = fields
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 @admin.register(Design)
 class DesignAdmin(admin.ModelAdmin):
     list_display = ["name", "project", "revision", "updated_at"]
@@ -39,7 +55,7 @@ class DesignAdmin(admin.ModelAdmin):
                        "validation_issues", "current_graph"]
     fields = ["id", "project", "name", "description", "require_evaluation", "revision",
               "created_by", "created_at", "updated_at", "validation_issues", "current_graph"]
-    inlines = [RevisionInline]
+    inlines = [RevisionInline, VersionInline]
 
     @admin.display(description="Validation issues")
     def validation_issues(self, design: Design) -> str:
@@ -78,4 +94,29 @@ class DesignRevisionAdmin(admin.ModelAdmin):
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Version)
+class VersionAdmin(admin.ModelAdmin):
+    """Published versions, read-only: nothing here can change, add or delete one."""
+
+    list_display = ["design", "number", "content_sha256", "author", "created_at"]
+    list_filter = ["project"]
+    search_fields = ["id", "design__name", "content_sha256"]
+    fields = ("id", "design", "project", "number", "content_sha256", "source_revision",
+              "notes", "author", "created_at", "artifact_json")
+    readonly_fields = fields
+
+    @admin.display(description="Artifact")
+    def artifact_json(self, version: Version) -> str:
+        return pretty_json(version.artifact)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

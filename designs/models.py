@@ -7,6 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from kionga.models import Project
 
@@ -62,6 +63,57 @@ class DesignRevision(models.Model):
     def summary(self) -> dict[str, Any]:
         return {
             "number": self.number,
+            "author": self.author.get_username() if self.author else None,
+            "created_at": self.created_at.isoformat(),
+        }
+
+
+class Version(models.Model):
+    """A published version: an immutable artifact (contracts/schemas/artifact.v1).
+
+    Rows are only ever inserted (designs.publish); nothing updates one. Numbers are
+    1, 2, 3... per design, claimed under a lock on the design row, and a design never
+    holds two versions with the same behaviour hash.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    design = models.ForeignKey(Design, on_delete=models.CASCADE, related_name="versions")
+    # The design's project, kept on the row: version IDs are looked up per project
+    # (validation of subflow/map/loop nodes, flow pickers).
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
+    number = models.PositiveIntegerField()
+    content_sha256 = models.CharField(max_length=64)
+    source_revision = models.PositiveIntegerField()
+    notes = models.TextField(blank=True)
+    artifact = models.JSONField()
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # Set by the publish (the artifact's published_at is the same instant).
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["design", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["design", "number"], name="version_unique_number"),
+            models.UniqueConstraint(fields=["design", "content_sha256"],
+                                    name="version_unique_behaviour"),
+        ]
+        indexes = [models.Index(fields=["project", "-created_at"], name="version_project")]
+
+    def __str__(self) -> str:
+        return f"{self.design} v{self.number}"
+
+    def summary(self) -> dict[str, Any]:
+        """What flow pickers and version lists show: no graph."""
+        return {
+            "id": str(self.pk),
+            "design_id": str(self.design_id),
+            "project_id": self.project_id,
+            "number": self.number,
+            "content_sha256": self.content_sha256,
+            "source_revision": self.source_revision,
+            "notes": self.notes,
             "author": self.author.get_username() if self.author else None,
             "created_at": self.created_at.isoformat(),
         }

@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.db.models import Model
 
 from contracts.registry import ResourceKind
+from designs.versions import existing_version_ids
 from kionga.builtin_tools import BUILTIN_TOOLS
 from kionga.models import Project
 from kionga.resource_models import ApiConnection, Dataset, Function, KnowledgeBase, ModelEndpoint
@@ -42,7 +43,7 @@ class ProjectResources:
         found = {i for i in resource_ids if i in BUILTIN_TOOLS} if kind == "function" else set()
         rest = resource_ids - found
         if kind == "version":
-            return found | {i for i in rest if version_exists(self.project, i)}
+            return found | existing_version_ids(self.project, rest)
         model = _MODELS.get(kind)
         if model is None or not rest:
             return found
@@ -51,5 +52,4 @@ class ProjectResources:
 
 
 def version_exists(project: Project, version_id: str) -> bool:
-    # Published versions arrive with the publish issue; until then no ID resolves.
-    return False
+    return bool(existing_version_ids(project, {version_id}))

@@ -10,6 +10,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from designs.openapi import GRAPH
+from designs.publish import MAX_NOTES_CHARS
 from kionga.request_body import StrictCharField, StrictIntegerField
 
 MAX_NAME = 200
@@ -36,3 +37,13 @@ class SaveDesignSerializer(serializers.Serializer):
     name = StrictCharField(max_length=MAX_NAME, required=False, allow_null=True)
     description = StrictCharField(max_length=MAX_DESCRIPTION, required=False, allow_blank=True,
                                   allow_null=True)
+
+
+class PublishSerializer(serializers.Serializer):
+    revision = StrictIntegerField(min_value=1, max_value=2**31 - 1,
+                                  help_text="The revision you read and publish.")
+    notes = StrictCharField(required=False, allow_blank=True, default="",
+                            max_length=MAX_NOTES_CHARS)
+    evaluation_id = StrictCharField(required=False, allow_null=True, default=None,
+                                    max_length=200,
+                                    help_text="The evaluation that gates this publish.")

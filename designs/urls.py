@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from designs import views
+from designs import version_views, views
 
 urlpatterns = [
     path("agent-designs/components", views.components, name="design-components"),
@@ -11,4 +11,9 @@ urlpatterns = [
     path("agent-designs", views.designs, name="designs"),
     path("agent-designs/<uuid:design_id>", views.design, name="design"),
     path("agent-designs/<uuid:design_id>/validate", views.validate_saved, name="design-validate"),
+    path("agent-designs/<uuid:design_id>/publish", version_views.publish, name="design-publish"),
+    path("agent-designs/<uuid:design_id>/versions", version_views.design_versions,
+         name="design-versions"),
+    path("agent-versions", version_views.versions, name="versions"),
+    path("agent-versions/<uuid:version_id>", version_views.version, name="version"),
 ]

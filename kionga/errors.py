@@ -28,7 +28,7 @@ ErrorCode = Literal[
     "payload_too_large", "throttled", "request_header_fields_too_large", "internal_error",
     "service_unavailable",
     # designs
-    "invalid_document", "stale_revision", "validation_failed",
+    "invalid_document", "stale_revision", "validation_failed", "quality_gate",
     # runs
     "runner_not_configured", "runner_at_capacity", "project_run_quota",
     "idempotency_mismatch", "idempotency_in_progress", "run_not_active", "too_many_streams",

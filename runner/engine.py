@@ -16,6 +16,7 @@ import threading
 from typing import Any
 
 from contracts.text import PatternError
+from runner.artifacts import mismatch_message, mismatched_versions
 from runner.backends import ModelBackend, make_backend
 from runner.budgets import Budgets
 from runner.context import RunContext, RunSubflow, SubflowOutcome
@@ -56,6 +57,13 @@ async def run_graph(
                      reason="invalid_request")
         return _finish(emitter, redactor, bad, Budgets({}))
     emitter.event("run.started")
+    tampered = (mismatched_versions(request.subflows, request.subflow_hashes)
+                if request.subflow_hashes is not None else [])
+    if tampered:
+        bad = Ending("failed", error={"code": "node_error",
+                                      "message": mismatch_message(tampered)},
+                     reason="invalid_artifact")
+        return _finish(emitter, redactor, bad, Budgets({}))
     try:
         plan = compile_graph(request.graph)
     except InvalidGraph as exc:

@@ -28,8 +28,10 @@ class LLMConfig:
 class RunRequest:
     """One run of a normalized graph (contracts.normalize(doc).graph).
 
-    `subflows` maps published version IDs to their normalized graphs (the verified
-    artifacts the gateway hands over); subflow, map and loop nodes run them.
+    `subflows` maps published version IDs to their normalized graphs (the artifacts
+    the gateway hands over); subflow, map and loop nodes run them. `subflow_hashes`
+    holds each one's content_sha256: when given, every subflow must match its hash
+    before any node runs (runner.artifacts).
     `secrets` are literal values to redact (resource secrets, the run credential);
     `secret_patterns` are regexes to redact.
     """
@@ -41,6 +43,7 @@ class RunRequest:
     allow_side_effects: bool = False
     stop_after: str | None = None
     subflows: dict[str, dict[str, Any]] = field(default_factory=dict)
+    subflow_hashes: dict[str, str] | None = None
     secrets: list[str] = field(default_factory=list)
     secret_patterns: list[str] = field(default_factory=list)
     llm: LLMConfig = field(default_factory=LLMConfig)

@@ -66,6 +66,7 @@ def parse_task(payload: dict[str, Any], settings: RunnerSettings) -> RunTask:
         allow_side_effects=bool(_optional(payload, "allow_side_effects", bool)),
         stop_after=_optional(payload, "stop_after", str),
         subflows=_subflows(payload),
+        subflow_hashes=_subflow_hashes(payload),
         secret_patterns=list(dict.fromkeys(patterns)),  # merged, in order, once each
         llm=settings.llm,
     )
@@ -99,3 +100,12 @@ def _subflows(payload: dict[str, Any]) -> dict[str, dict[str, Any]]:
     if not all(isinstance(graph, dict) for graph in subflows.values()):
         raise PayloadError("payload field 'subflows' must map version IDs to graphs")
     return dict(subflows)
+
+
+def _subflow_hashes(payload: dict[str, Any]) -> dict[str, str]:
+    """The content_sha256 of every subflow: always verified (runner.artifacts), so a
+    payload without them runs no subflow at all."""
+    hashes = _optional(payload, "subflow_hashes", dict) or {}
+    if not all(isinstance(sha, str) for sha in hashes.values()):
+        raise PayloadError("payload field 'subflow_hashes' must map version IDs to hashes")
+    return dict(hashes)

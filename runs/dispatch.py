@@ -46,7 +46,11 @@ def release_capacity(*run_ids: str) -> None:
 
 
 def build_payload(run: Run, graph: dict[str, Any], history: list[dict[str, Any]],
-                  credential: str) -> dict[str, Any]:
+                  credential: str, subflows: list[dict[str, Any]] | None = None
+                  ) -> dict[str, Any]:
+    """The task; `subflows` are the artifacts of the versions the graph reaches
+    (designs.versions.reached_versions): the runner checks each graph against its
+    content_sha256 before any node runs."""
     run_id = str(run.pk)
     secrets = {"credential": credential, "event_key": event_key(run_id).hex()}
     return {
@@ -58,7 +62,9 @@ def build_payload(run: Run, graph: dict[str, Any], history: list[dict[str, Any]]
         "history": history,
         "allow_side_effects": run.allow_side_effects,
         "stop_after": run.stop_after or None,
-        "subflows": {},
+        "subflows": {entry["version_id"]: entry["graph"] for entry in subflows or []},
+        "subflow_hashes": {entry["version_id"]: entry["content_sha256"]
+                           for entry in subflows or []},
         "secret_patterns": list(settings.KIONGA_SECRET_PATTERNS),
         "sealed": seal(secrets, settings.KIONGA_AGENT_DESIGNER_RUNNER_TOKEN, run_id),
         "callback_url": settings.KIONGA_AGENT_DESIGNER_CALLBACK_URL,

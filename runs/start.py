@@ -11,7 +11,6 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from contracts.hashing import canonical_json
-from contracts.resources import graph_resources
 from designs.actions import graph_report
 from designs.models import Design
 from kionga import audit
@@ -20,6 +19,7 @@ from kionga.errors import APIError, invalid_field
 from runs import dispatch, quota
 from runs.credentials import issue_credential
 from runs.models import Run
+from runs.nested import checked_subflows, run_resources
 
 SESSION_TURNS = 50
 
@@ -77,39 +77,60 @@ def session_history(design: Design, session_id: str | None) -> list[dict[str, An
     return turns
 
 
+@dataclass(frozen=True)
+class Target:
+    """What a run executes: a design's revision, or a published version of it."""
+
+    design: Design
+    revision: int
+    graph: dict[str, Any]
+    content_sha256: str
+    version_id: str = ""
+    # A published version's side effects were approved when it was published.
+    side_effects_approved: bool = False
+
+
 def do_start_run(user: User, design: Design, request: StartRequest) -> Run:
     dispatch.check_runner_configured()
     number, graph, sha = check_runnable_graph(design, request.revision)
-    check_stop_after(graph, request.stop_after)
+    return start_target(user, Target(design, number, graph, sha), request)
+
+
+def start_target(user: User, target: Target, request: StartRequest) -> Run:
+    check_stop_after(target.graph, request.stop_after)
+    subflows = checked_subflows(target.design.project, target.graph)
     history = request.history if request.history is not None else session_history(
-        design, request.session_id)
+        target.design, request.session_id)
     run_id = uuid.uuid4()
     try:
-        quota.take_slot(str(run_id), design.project_id)
-        return _store_and_send(user, design, request, run_id, number, graph, sha, history)
+        quota.take_slot(str(run_id), target.design.project_id)
+        return _store_and_send(user, target, request, run_id, history, subflows)
     except quota.REDIS_ERRORS:
         # A Redis restart is a moment of unavailability, not a server error. A run
         # stored before the send failed ends `runner_lost` when its slot's lease runs out.
         raise quota.redis_unavailable() from None
 
 
-def _store_and_send(user: User, design: Design, request: StartRequest, run_id: uuid.UUID,
-                    number: int, graph: dict[str, Any], sha: str,
-                    history: list[dict[str, Any]]) -> Run:
+def _store_and_send(user: User, target: Target, request: StartRequest, run_id: uuid.UUID,
+                    history: list[dict[str, Any]], subflows: list[dict[str, Any]]) -> Run:
+    design = target.design
     try:
         with transaction.atomic():
             run = Run.objects.create(
-                id=run_id, project=design.project, design=design, revision=number,
-                content_sha256=sha, input=request.input, session_id=request.session_id or "",
-                allow_side_effects=request.allow_side_effects,
+                id=run_id, project=design.project, design=design, revision=target.revision,
+                version_id=target.version_id, content_sha256=target.content_sha256,
+                input=request.input, session_id=request.session_id or "",
+                allow_side_effects=request.allow_side_effects or target.side_effects_approved,
                 stop_after=request.stop_after or "", created_by=user,
-                resources=graph_resources(graph),
+                resources=run_resources(target.graph, subflows),
             )
             credential = issue_credential(run, fresh=True)
+            details: dict[str, Any] = {"design_id": str(design.pk), "revision": target.revision}
+            if target.version_id:
+                details["version_id"] = target.version_id
             audit.record("run.started", project=design.project, actor=user, target_type="run",
-                         target_id=run.pk, details={"design_id": str(design.pk),
-                                                    "revision": number})
-            payload = dispatch.build_payload(run, graph, history, credential)
+                         target_id=run.pk, details=details)
+            payload = dispatch.build_payload(run, target.graph, history, credential, subflows)
             transaction.on_commit(lambda: dispatch.send_run(celery_app, payload))
     except BaseException:
         _release_quietly(str(run_id))

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from runs import views
+from runs import version_views, views
 
 urlpatterns = [
     path("agent-designs/<uuid:design_id>/runs", views.runs, name="runs"),
@@ -11,4 +11,6 @@ urlpatterns = [
          name="run-events"),
     path("agent-designs/<uuid:design_id>/runs/<uuid:run_id>/cancel", views.cancel,
          name="run-cancel"),
+    path("agent-versions/<uuid:version_id>/runs", version_views.version_runs,
+         name="version-runs"),
 ]

@@ -44,7 +44,7 @@ RUNNER_ENV_ALLOWED = {
 GATEWAY_SECRETS = ["DATABASE_URL", "POSTGRES_PASSWORD", "DJANGO_SECRET_KEY", "postgres://",
                    "REDIS_GATEWAY_PASSWORD"]
 # What the runner image may copy from the build context.
-RUNNER_COPY_ALLOWED = {"runner", "contracts", "docker/requirements-runner.txt",
+RUNNER_COPY_ALLOWED = {"runner", "contracts", "agents", "docker/requirements-runner.txt",
                        "docker/healthcheck.py"}
 DJANGO_SIDE = {"kionga", "designs", "runs", "evaluations", "approvals", "manage.py", "."}
 SECRET_NAME = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|PRIVATE_KEY)", re.IGNORECASE)

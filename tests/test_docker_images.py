@@ -61,7 +61,7 @@ def test_it_bakes_no_secret_into_an_image(dockerfile: Path) -> None:
 def test_it_keeps_django_out_of_the_runner_image() -> None:
     sources = context_copies(dockerfile_instructions(RUNNER_DOCKERFILE))
     assert set(sources) <= RUNNER_COPY_ALLOWED, sources
-    assert {"runner", "contracts"} <= set(sources)
+    assert {"runner", "contracts", "agents"} <= set(sources)
     assert not set(sources) & DJANGO_SIDE
     assert "requirements.txt" not in sources
     installed = set(pins(RUNNER_REQUIREMENTS))
@@ -79,9 +79,9 @@ def test_it_pins_the_runner_requirements_like_requirements_txt() -> None:
 
 
 def test_it_installs_everything_the_runner_imports() -> None:
-    # Every third-party module imported by runner/ or contracts/ must come from a
+    # Every third-party module imported by runner/, contracts/ or agents/ must come from a
     # distribution in docker/requirements-runner.txt or one of their dependencies.
-    needed = third_party_imports([ROOT / "runner", ROOT / "contracts"])
+    needed = third_party_imports([ROOT / "runner", ROOT / "contracts", ROOT / "agents"])
     provided = dependency_closure(set(pins(RUNNER_REQUIREMENTS)))
     by_module = importlib.metadata.packages_distributions()
     missing = {module: by_module.get(module) for module in needed

@@ -1,6 +1,7 @@
 """The packages form a DAG a newcomer can draw: each may import only the packages below it.
 
     contracts  <-  runner  <-  kionga (platform)  <-  designs  <-  runs  <-  approvals
+                         <-  agents (the published-version runtime; nothing imports it)
                                                                evaluations (above all)
 
 A new arrow (the platform importing an app, runs importing approvals) fails here.
@@ -15,10 +16,12 @@ import pytest
 
 from tests.test_platform_purity import ROOT, imported_roots
 
-OURS = {"contracts", "runner", "kionga", "designs", "runs", "approvals", "evaluations"}
+OURS = {"contracts", "runner", "agents", "kionga", "designs", "runs", "approvals", "evaluations"}
 ALLOWED: dict[str, set[str]] = {
     "contracts": set(),
     "runner": {"contracts"},
+    # The runtime of published versions: the engine and the contracts, nothing else.
+    "agents": {"contracts", "runner"},
     "kionga": {"contracts", "runner"},
     "designs": {"contracts", "runner", "kionga"},
     "runs": {"contracts", "runner", "kionga", "designs"},

@@ -1,4 +1,4 @@
-"""runner/ and contracts/ stay pure Python: no Django, DRF, Channels or gateway apps.
+"""runner/, contracts/ and agents/ stay pure Python: no Django, DRF, Channels or gateway apps.
 
 The runner holds no database credentials and must be testable alone, so
 importing the web stack there is a design error caught here, statically.
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PURE_PACKAGES = ["runner", "contracts"]
+PURE_PACKAGES = ["runner", "contracts", "agents"]
 FORBIDDEN = {
     "django",
     "rest_framework",

@@ -39,7 +39,7 @@ def test_it_accepts_every_named_output_port() -> None:
         [node("in", "input"),
          node("r", "router", route_1="contains:a", route_2="contains:b", route_3="contains:c",
               route_4="contains:d"),
-         node("c", "condition", expression="empty"), node("l", "loop"),
+         node("c", "condition", expression="empty"), node("l", "loop", subflow="v1"),
          node("ap", "approval"), node("m", "model"), node("out", "output")],
         [edge("in", "r")]
         + [edge("r", "c", port) for port in ("route_1", "route_2", "route_3", "route_4",

@@ -89,7 +89,9 @@ def test_it_does_not_ask_about_empty_wrong_or_too_long_values() -> None:
                 node("c", "knowledge", knowledge_base="k" * 16_001))
     report = check(doc, recorder)
     assert recorder.asked == []
-    assert [c for c, _ in errors(report)] == ["config_value_not_string", "config_value_too_long"]
+    # The empty dataset is reported as missing (it is required), and never looked up.
+    assert [c for c, _ in errors(report)] == ["missing_required_config",
+                                              "config_value_not_string", "config_value_too_long"]
 
 
 def test_it_skips_resource_checks_without_a_resource_check() -> None:

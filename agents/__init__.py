@@ -1,0 +1,1 @@
+"""Runtimes for published versions. Pure Python (no Django): the runner image ships it."""
