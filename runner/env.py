@@ -12,11 +12,13 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TypeVar
 
-_TRUE = frozenset({"1", "true", "yes", "on"})
-_FALSE = frozenset({"0", "false", "no", "off"})
+_BOOLEANS: dict[str, bool] = {**dict.fromkeys(("1", "true", "yes", "on"), True),
+                               **dict.fromkeys(("0", "false", "no", "off"), False)}
+T = TypeVar("T")
 
 
 class EnvError(ValueError):
@@ -44,47 +46,39 @@ class Env:
         value = self.raw(name)
         return default if value is None else value
 
-    def _stripped(self, name: str) -> str | None:
-        """The value without surrounding blanks; None when unset or blank (the default)."""
-        value = self.raw(name)
-        return value.strip() if value is not None and value.strip() else None
+    def _typed(self, name: str, default: T, convert: Callable[[str], T | None],
+               what: str) -> T:
+        """default when NAME is unset or blank; else convert(value), refused naming `what`
+        when convert raises ValueError or answers None."""
+        value = (self.raw(name) or "").strip()
+        if not value:
+            return default
+        try:
+            converted = convert(value)
+        except ValueError:
+            converted = None
+        if converted is None:
+            raise EnvError(f"{name} must be {what}, got {value!r}")
+        return converted
 
     def integer(self, name: str, default: int, *,
                 within: tuple[int, int] | None = None) -> int:
         """An integer, and when `within` is given, between its two ends (inclusive)."""
-        value = self._stripped(name)
-        if value is None:
-            return default
-        try:
-            number = int(value)
-        except ValueError:
-            raise EnvError(f"{name} must be an integer, got {value!r}") from None
+        number = self._typed(name, default, int, "an integer")
         if within is not None and not within[0] <= number <= within[1]:
             raise EnvError(f"{name} must be between {within[0]} and {within[1]}, got {number}")
         return number
 
     def seconds(self, name: str, default: float) -> float:
         """A positive, finite number of seconds."""
-        value = self._stripped(name)
-        if value is None:
-            return default
-        try:
-            number = float(value)
-        except ValueError:
-            raise EnvError(f"{name} must be a number of seconds, got {value!r}") from None
+        number = self._typed(name, default, float, "a number of seconds")
         if not math.isfinite(number) or number <= 0:
-            raise EnvError(f"{name} must be a positive number of seconds, got {value!r}")
+            raise EnvError(f"{name} must be a positive number of seconds, got {number!r}")
         return number
 
     def boolean(self, name: str, default: bool) -> bool:
-        value = self._stripped(name)
-        if value is None:
-            return default
-        if value.lower() in _TRUE:
-            return True
-        if value.lower() in _FALSE:
-            return False
-        raise EnvError(f"{name} must be one of 1/0/true/false/yes/no/on/off, got {value!r}")
+        return self._typed(name, default, lambda value: _BOOLEANS.get(value.lower()),
+                           "one of 1/0/true/false/yes/no/on/off")
 
     def strings(self, name: str, default: Sequence[str] = ()) -> list[str]:
         """A JSON array of strings, one item per line, or comma-separated (in that order).
