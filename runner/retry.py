@@ -1,19 +1,16 @@
-"""One declared backoff: how long and how often a call is tried again.
-
-Like LangGraph's RetryPolicy: a policy is data (first wait, growth factor, longest
-wait, overall deadline, which errors are worth another try) and `retrying` is the
-one loop that follows it, so every caller waits the same way and says only what
-differs (its deadline, what to log).
-"""
+"""One declared backoff (like LangGraph's RetryPolicy): a policy is data, `retrying`
+is the one loop that follows it, so every caller waits the same way."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -25,17 +22,11 @@ class RetryPolicy:
     deadline: float = 60.0
     retry_on: tuple[type[Exception], ...] = (Exception,)
 
-    def next_delay(self, delay: float) -> float:
-        return min(delay * self.factor, self.max_delay)
 
-
-def retrying(call: Callable[[], T], policy: RetryPolicy,
-             on_retry: Callable[[Exception, float], None] = lambda exc, delay: None) -> T:
-    """call(), tried again after each `retry_on` error while the deadline allows.
-
-    The error that exhausts the policy, and any other error, propagates unchanged;
-    `on_retry(error, delay)` hears of each failure that is retried (to log it).
-    """
+def retrying(call: Callable[[], T], policy: RetryPolicy, what: str) -> T:
+    """call(), tried again after each `retry_on` error while the deadline allows (each
+    logged as a warning starting with `what`). The error that exhausts the policy, and
+    any other error, propagates unchanged."""
     deadline = time.monotonic() + policy.deadline
     delay = policy.initial
     while True:
@@ -44,6 +35,6 @@ def retrying(call: Callable[[], T], policy: RetryPolicy,
         except policy.retry_on as exc:
             if time.monotonic() + delay > deadline:
                 raise
-            on_retry(exc, delay)
+            log.warning("%s (%s), retrying in %.2f s", what, type(exc).__name__, delay)
             time.sleep(delay)
-            delay = policy.next_delay(delay)
+            delay = min(delay * policy.factor, policy.max_delay)

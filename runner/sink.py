@@ -145,12 +145,9 @@ class EventSink:
 
     def _deliver(self, batch: list[Event]) -> str | None:
         """None when the batch is in Redis, else what went wrong."""
-        def retried(exc: Exception, delay: float) -> None:
-            log.warning("run %s: Redis unreachable (%s), retrying in %.2f s",
-                        self._run_id, type(exc).__name__, delay)
-
         try:
-            retrying(lambda: self._write(batch), self._retry, retried)
+            retrying(lambda: self._write(batch), self._retry,
+                     f"run {self._run_id}: Redis unreachable")
             return None
         except RETRYABLE as exc:
             log.error("run %s: Redis unreachable for %g s, giving up on its events (%s)",

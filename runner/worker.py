@@ -170,10 +170,7 @@ def _release(client: redis.Redis, run_id: str) -> None:
 
 def _retrying(call: Callable[[], T], what: str, *, seconds: float = RETRY_SECONDS) -> T:
     """call(), retried with backoff while Redis is unreachable (e.g. restarting)."""
-    def retried(exc: Exception, delay: float) -> None:
-        log.warning("%s: Redis unreachable (%s), retrying", what, type(exc).__name__)
-
-    return retrying(call, replace(REDIS_RETRY, deadline=seconds), retried)
+    return retrying(call, replace(REDIS_RETRY, deadline=seconds), f"{what}: Redis unreachable")
 
 
 class Watcher:

@@ -47,26 +47,29 @@ def failing(times: int, error: Exception) -> Callable[[], str]:
     return call
 
 
-def test_it_waits_longer_each_time_up_to_the_longest_wait(clock: Clock) -> None:
+@pytest.mark.allow_output  # each retry is logged on purpose
+def test_it_waits_longer_each_time_up_to_the_longest_wait(
+        clock: Clock, caplog: pytest.LogCaptureFixture) -> None:
     policy = RetryPolicy(initial=0.05, factor=2.0, max_delay=0.3, deadline=60.0,
                          retry_on=(ConnectionError,))
-    heard: list[float] = []
-    assert retrying(failing(5, ConnectionError()), policy,
-                    lambda exc, delay: heard.append(delay)) == "done"
-    assert clock.waits == heard == [0.05, 0.1, 0.2, 0.3, 0.3]
+    assert retrying(failing(5, ConnectionError()), policy, "x: away") == "done"
+    assert clock.waits == [0.05, 0.1, 0.2, 0.3, 0.3]
+    assert caplog.messages == [f"x: away (ConnectionError), retrying in {wait:.2f} s"
+                               for wait in clock.waits]
 
 
+@pytest.mark.allow_output  # each retry is logged on purpose
 def test_it_gives_up_with_the_last_error_before_the_deadline(clock: Clock) -> None:
     policy = RetryPolicy(initial=1.0, factor=2.0, max_delay=4.0, deadline=10.0,
                          retry_on=(ConnectionError,))
     with pytest.raises(ConnectionError):
-        retrying(failing(100, ConnectionError()), policy)
+        retrying(failing(100, ConnectionError()), policy, "x")
     assert clock.waits == [1.0, 2.0, 4.0]  # a fourth wait would end after 10 s
 
 
 def test_it_does_not_retry_other_errors(clock: Clock) -> None:
     with pytest.raises(ValueError):
-        retrying(failing(1, ValueError()), RetryPolicy(retry_on=(ConnectionError,)))
+        retrying(failing(1, ValueError()), RetryPolicy(retry_on=(ConnectionError,)), "x")
     assert clock.waits == []
 
 
@@ -76,10 +79,11 @@ def test_no_wait_exceeds_the_longest_or_the_deadline(initial: float, factor: flo
     fake = Clock()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(retry, "time", fake)
+        patch.setattr(retry.log, "disabled", True)  # thousands of warnings otherwise
         policy = RetryPolicy(initial=initial, factor=factor, max_delay=longest,
                              deadline=deadline, retry_on=(ConnectionError,))
         with pytest.raises(ConnectionError):
-            retrying(failing(100_000, ConnectionError()), policy)
+            retrying(failing(100_000, ConnectionError()), policy, "x")
     assert fake.now <= deadline
     assert all(wait <= max(initial, longest) for wait in fake.waits)
 
