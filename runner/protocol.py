@@ -188,8 +188,7 @@ _IN_USE: Final = _NOW + """
 return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
 """
 
-# What acquire_slot answers.
-SLOT_TAKEN, RUNNER_FULL, SHARE_FULL = 1, 0, -1
+SLOT_TAKEN, RUNNER_FULL, SHARE_FULL = 1, 0, -1  # what acquire_slot answers
 
 
 @dataclass(frozen=True)
