@@ -25,6 +25,8 @@ from tests.internal_helpers import upstream as serve
 pytestmark = pytest.mark.urls("kionga.internal_urls")
 
 MESSAGE = "Function 'hook' cannot be reached."
+# The resources these runs' graphs name (a run may call only those); made after the start.
+SCOPE = {"function": ["hook"], "connection": ["api"]}
 
 
 def invoke(raw: str) -> Any:
@@ -64,7 +66,7 @@ def silent_peer() -> Iterator[str]:
 
 @pytest.mark.allow_output  # failures are logged (without URLs)
 def test_it_refuses_loopback_unless_allowed(carol: User, acme: Project, settings: Any) -> None:
-    _, raw = start_run(carol, acme)
+    _, raw = start_run(carol, acme, resources=SCOPE)
     with serve(lambda *_: json_answer(200, {"ok": True})) as (url, seen):
         hook(acme, url + "/hook")
         assert invoke(raw).json() == {"output": {"ok": True}}  # allowed in tests
@@ -87,7 +89,7 @@ def test_it_gives_one_message_whatever_the_failure(
     from runs.internal import actions
 
     monkeypatch.setattr(actions, "CALL_TIMEOUT", 0.2)
-    _, raw = start_run(carol, acme)
+    _, raw = start_run(carol, acme, resources=SCOPE)
     db = settings.DATABASES["default"]
     targets = {
         "refused": closed_port_url() + "/hook",
@@ -119,7 +121,7 @@ def test_it_checks_the_address_a_name_resolves_to_and_connects_there(
         return real(host, port, *args, **kwargs)
 
     monkeypatch.setattr(egress.socket, "getaddrinfo", resolve)
-    _, raw = start_run(carol, acme)
+    _, raw = start_run(carol, acme, resources=SCOPE)
     with serve(lambda *_: json_answer(200, {"ok": 1})) as (url, seen):
         port = url.rsplit(":", 1)[1]
         hook(acme, f"http://rebind.test:{port}/hook")
@@ -135,7 +137,7 @@ def test_it_checks_the_address_a_name_resolves_to_and_connects_there(
 
 @pytest.mark.allow_output
 def test_it_applies_to_api_connections(carol: User, acme: Project, settings: Any) -> None:
-    _, raw = start_run(carol, acme)
+    _, raw = start_run(carol, acme, resources=SCOPE)
     with serve(lambda *_: json_answer(200, {})) as (url, seen):
         ApiConnection.objects.create(project=acme, key="api", base_url=url)
         settings.KIONGA_EGRESS_ALLOW = []
