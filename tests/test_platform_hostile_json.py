@@ -99,12 +99,13 @@ def test_it_refuses_hostile_json_on_every_public_route(
 
 @override_settings(ROOT_URLCONF="kionga.internal_urls")
 def test_it_refuses_hostile_json_on_every_internal_route(alice: Any, acme: Any) -> None:
-    _run, credential = start_run(alice, acme)
-    # The routes look their resource up before they read the body.
+    # The routes look their resource up before they read the body; the run's graph
+    # names them all (start_run scopes the run to the project's resources at its start).
     ModelEndpoint.objects.create(project=acme, key="gpt", base_url="http://127.0.0.1:9",
                                  model_name="m")
     ApiConnection.objects.create(project=acme, key="c", base_url="http://127.0.0.1:9")
     KnowledgeBase.objects.create(project=acme, key="kb")
+    _run, credential = start_run(alice, acme)
     client = Client()
     routes = list(zip(INTERNAL[::2], INTERNAL[1::2], strict=True))
 
