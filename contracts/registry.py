@@ -95,6 +95,9 @@ def _out(type_: PortType, *names: str) -> tuple[Port, ...]:
 
 
 _ERROR = Port("error", ("text",))
+# The published version that subflow, map and loop run (optional for a loop only).
+_FLOW = Setting("subflow", "Flow", "A published version ID.", "resource", True,
+                resource="version")
 
 _ROUTES = tuple(
     Setting(
@@ -266,8 +269,7 @@ COMPONENTS: Final[dict[str, Component]] = {
             "Runs a published version with the incoming value.",
             _in(*TEXT_LIKE),
             (*_out("text"), _ERROR),
-            (Setting("subflow", "Flow", "A published version ID.", "resource", True,
-                     resource="version"),),
+            (_FLOW,),
             timeout_seconds=120,
         ),
         Component(
@@ -277,8 +279,7 @@ COMPONENTS: Final[dict[str, Component]] = {
             _in("json", "text"),
             (*_out("json"), _ERROR),
             (
-                Setting("subflow", "Flow", "A published version ID.", "resource", True,
-                        resource="version"),
+                _FLOW,
                 Setting("max_items", "Max items", "1–20.", "integer", default="10",
                         minimum=1, maximum=20),
                 Setting("concurrency", "Concurrency", "1–4.", "integer", default="4",
@@ -295,8 +296,7 @@ COMPONENTS: Final[dict[str, Component]] = {
             (
                 # Required: a loop iterates a published version; without one it has
                 # nothing to run (the reference leaves it unstarred).
-                Setting("subflow", "Flow", "A published version ID.", "resource", True,
-                        resource="version"),
+                _FLOW,
                 Setting("until", "Until", "Condition checked after each iteration.",
                         "condition"),
                 Setting("max_iterations", "Max iterations", "1–10.", "integer", default="3",

@@ -7,12 +7,12 @@ same message, so validation never tells anyone what exists elsewhere.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
 from contracts.issues import Issue, error, quote
-from contracts.registry import COMPONENTS, LIMITS, ResourceKind
+from contracts.registry import COMPONENTS, LIMITS, Component, ResourceKind
 from contracts.validate_nodes import NodeView
 
 # The platform chat model: always there, nothing to look up.
@@ -67,18 +67,21 @@ class ResourceRef:
 def resource_refs(nodes: list[NodeView]) -> list[ResourceRef]:
     """The IDs to look up, in document order; the platform model and values already
     reported (empty, too long) are not looked up."""
-    refs: list[ResourceRef] = []
-    for view in nodes:
-        if view.component is None:
-            continue
-        for setting in view.component.settings:
-            kind = setting.resource
-            value = view.config.get(setting.name)
-            if kind is None or not isinstance(value, str) or not _is_lookup(kind, value):
-                continue
-            refs.append(ResourceRef(kind, value, f"nodes.{view.index}.config.{setting.name}",
-                                    view.id))
-    return refs
+    return [ResourceRef(kind, value, f"nodes.{view.index}.config.{name}", view.id)
+            for view in nodes
+            for kind, name, value in _named(view.component, view.config)
+            if _is_lookup(kind, value)]
+
+
+def _named(component: Component | None, config: Any) -> Iterator[tuple[ResourceKind, str, str]]:
+    """(kind, setting, ID) for each resource setting of a node's config that holds text:
+    the one walk behind both the validator's lookups and a run's scope."""
+    if component is None or not isinstance(config, dict):
+        return
+    for setting in component.settings:
+        value = config.get(setting.name)
+        if setting.resource is not None and isinstance(value, str):
+            yield setting.resource, setting.name, value
 
 
 def missing_resources(refs: list[ResourceRef], resources: ResourceCheck) -> list[Issue]:
@@ -146,15 +149,9 @@ def graph_resources(graph: Mapping[str, Any]) -> dict[str, list[str]]:
     found: dict[str, set[str]] = {}
     nodes = graph.get("nodes")
     for node in nodes if isinstance(nodes, list) else []:
-        component = COMPONENTS.get(str(node.get("kind"))) if isinstance(node, dict) else None
-        config = node.get("config") if component is not None else None
-        if component is None or not isinstance(config, dict):
+        if not isinstance(node, dict):
             continue
-        for setting in component.settings:
-            value = config.get(setting.name)
-            if setting.resource is None or not isinstance(value, str):
-                continue
-            value = value.strip()
-            if value and not (setting.resource == "model" and value == PLATFORM_MODEL):
-                found.setdefault(setting.resource, set()).add(value)
+        for kind, _, value in _named(COMPONENTS.get(str(node.get("kind"))), node.get("config")):
+            if _is_lookup(kind, value.strip()):
+                found.setdefault(kind, set()).add(value.strip())
     return {kind: sorted(ids) for kind, ids in sorted(found.items())}

@@ -2,7 +2,7 @@
 
 The Celery app is imported here (the Django convention) so ``@shared_task``
 binds to it. Guarded: importing it needs Celery and Django settings, and code
-that only wants ``kionga.env`` must not fail without them.
+that only wants a platform module must not fail without them.
 """
 
 try:

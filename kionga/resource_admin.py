@@ -6,7 +6,6 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
-from django.db import models
 
 from kionga.resource_models import (
     ApiConnection,
@@ -27,8 +26,9 @@ class SecretInput(forms.PasswordInput):
 
 
 class ResourceAdmin(admin.ModelAdmin):
-    # URLs without a scheme mean https (Django 6's default, chosen now).
-    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
+    """Every resource belongs to one project: its pages filter by it."""
+
+    list_filter = ["project"]
 
 
 class KeepSecretForm(forms.ModelForm):
@@ -43,7 +43,9 @@ class KeepSecretForm(forms.ModelForm):
 
 
 def https_url() -> forms.URLField:
-    # A URL typed without a scheme means https (Django 6's default, chosen now).
+    # A URL typed without a scheme means https (Django 6's default, chosen now). Each
+    # resource form declares its URL with this (the admin's formfield_overrides would
+    # come too late: a ModelForm makes its fields, and warns, when its class is made).
     return forms.URLField(max_length=500, assume_scheme="https")
 
 
@@ -68,14 +70,12 @@ class ModelEndpointAdmin(ResourceAdmin):
     form = ModelEndpointForm
     list_display = ["key", "project", "model_name", "base_url", "price_prompt_per_1k",
                     "price_completion_per_1k"]
-    list_filter = ["project"]
 
 
 @admin.register(Function)
 class FunctionAdmin(ResourceAdmin):
     form = FunctionForm
     list_display = ["key", "project", "url"]
-    list_filter = ["project"]
 
 
 class ApiConnectionForm(forms.ModelForm):
@@ -110,7 +110,6 @@ class ApiConnectionForm(forms.ModelForm):
 class ApiConnectionAdmin(ResourceAdmin):
     form = ApiConnectionForm
     list_display = ["key", "project", "base_url", "allowed_methods"]
-    list_filter = ["project"]
 
 
 class KnowledgeDocumentInline(admin.StackedInline):
@@ -121,7 +120,6 @@ class KnowledgeDocumentInline(admin.StackedInline):
 @admin.register(KnowledgeBase)
 class KnowledgeBaseAdmin(ResourceAdmin):
     list_display = ["key", "project", "name"]
-    list_filter = ["project"]
     inlines = [KnowledgeDocumentInline]
 
 
@@ -133,5 +131,4 @@ class DatasetObjectInline(admin.TabularInline):
 @admin.register(Dataset)
 class DatasetAdmin(ResourceAdmin):
     list_display = ["key", "project", "name"]
-    list_filter = ["project"]
     inlines = [DatasetObjectInline]

@@ -14,35 +14,37 @@ from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.http import HttpRequest
 
 from contracts.registry import CEILINGS
-from kionga.env import env_bool, env_int, env_list, env_str
+from runner.env import Env
 from runner.redact import DEFAULT_SECRET_PATTERNS
 
+# One strict reader for gateway and runner (runner.env): NAME_FILE variants, loud errors.
+env = Env()
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
 
 # The dev default is deliberately recognisable; kionga.checks warns about it
 # when DEBUG is off so it never reaches production unnoticed.
 DEV_SECRET_KEY = "dev-insecure-kionga-secret-key-change-me"
-SECRET_KEY = env_str("DJANGO_SECRET_KEY", DEV_SECRET_KEY)
-DEBUG = env_bool("DJANGO_DEBUG", False)
+SECRET_KEY = env.text("DJANGO_SECRET_KEY", DEV_SECRET_KEY)
+DEBUG = env.boolean("DJANGO_DEBUG", False)
 # Never "*" by default: a deployment names its host (bin/demo and tests use loopback).
-ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
-CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+ALLOWED_HOSTS = env.strings("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env.strings("DJANGO_CSRF_TRUSTED_ORIGINS")
 # Off by default because the quick start is plain http://127.0.0.1.
-SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env.boolean("DJANGO_SECURE_COOKIES", False)
 
 # HTTPS behind the documented TLS proxy (README "Production"): the proxy sets this
 # header (e.g. X-Forwarded-Proto: https) and strips it from clients' requests.
-_PROXY_SSL_HEADER = env_str("DJANGO_SECURE_PROXY_SSL_HEADER", "")
+_PROXY_SSL_HEADER = env.text("DJANGO_SECURE_PROXY_SSL_HEADER", "")
 if _PROXY_SSL_HEADER:
     SECURE_PROXY_SSL_HEADER = ("HTTP_" + _PROXY_SSL_HEADER.upper().replace("-", "_"), "https")
-SECURE_SSL_REDIRECT = env_bool("DJANGO_SSL_REDIRECT", False)
+SECURE_SSL_REDIRECT = env.boolean("DJANGO_SSL_REDIRECT", False)
 # Probes call the listener directly over plain HTTP.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 # HSTS (sent on HTTPS answers only): the admin, the API docs and every other page.
-SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 0)
-SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
-SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", True)
+SECURE_HSTS_SECONDS = env.integer("DJANGO_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.boolean("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env.boolean("DJANGO_HSTS_PRELOAD", True)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -94,8 +96,8 @@ def _client_ip(request: HttpRequest) -> str | None:
 
 # Admin login failures (django-axes): after KIONGA_LOGIN_FAILURE_LIMIT failures for a
 # user name, or from an address, that name (address) is locked for the cool-off.
-AXES_FAILURE_LIMIT = env_int("KIONGA_LOGIN_FAILURE_LIMIT", 5)
-AXES_COOLOFF_TIME = timedelta(minutes=env_int("KIONGA_LOGIN_COOLOFF_MINUTES", 15))
+AXES_FAILURE_LIMIT = env.integer("KIONGA_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.integer("KIONGA_LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_CLIENT_IP_CALLABLE = _client_ip
 AXES_RESET_ON_SUCCESS = True
@@ -148,7 +150,7 @@ def _default_database_url() -> str:
 
 
 DATABASES = {
-    "default": dj_database_url.parse(env_str("DATABASE_URL") or _default_database_url()),
+    "default": dj_database_url.parse(env.text("DATABASE_URL") or _default_database_url()),
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # The demo's processes (gateway, ingester, beat) share one file: wait for the lock.
@@ -160,13 +162,13 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # a thread of its own, and a new PostgreSQL connection per request costs more
     # than the request (Django's docs recommend the pool for async deployments).
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
-        "min_size": env_int("KIONGA_DB_POOL_MIN", 2),
-        "max_size": env_int("KIONGA_DB_POOL_MAX", 10),
+        "min_size": env.integer("KIONGA_DB_POOL_MIN", 2),
+        "max_size": env.integer("KIONGA_DB_POOL_MAX", 10),
         "timeout": 10,
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-REDIS_URL = env_str("REDIS_URL") or "redis://127.0.0.1:6379/0"
+REDIS_URL = env.text("REDIS_URL") or "redis://127.0.0.1:6379/0"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -184,12 +186,12 @@ STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
 # The demo has no web server in front of uvicorn; this lets Django serve the
 # admin's assets itself. Leave it off behind a real proxy.
-KIONGA_SERVE_STATIC = env_bool("KIONGA_SERVE_STATIC", False)
+KIONGA_SERVE_STATIC = env.boolean("KIONGA_SERVE_STATIC", False)
 
 # API throttles (kionga.throttles): requests per user (or per address without a
 # login), "N/second|minute|hour|day"; counted in Redis through Django's cache.
-KIONGA_THROTTLE_USER = env_str("KIONGA_THROTTLE_USER", "1200/minute")
-KIONGA_THROTTLE_ANON = env_str("KIONGA_THROTTLE_ANON", "120/minute")
+KIONGA_THROTTLE_USER = env.text("KIONGA_THROTTLE_USER", "1200/minute")
+KIONGA_THROTTLE_ANON = env.text("KIONGA_THROTTLE_ANON", "120/minute")
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
@@ -247,39 +249,39 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 # Product configuration (agent-graph-reference.md "Configuration").
-KIONGA_AGENT_DESIGNER_RUNNER_URL = env_str("KIONGA_AGENT_DESIGNER_RUNNER_URL", "")
-KIONGA_AGENT_DESIGNER_RUNNER_TOKEN = env_str("KIONGA_AGENT_DESIGNER_RUNNER_TOKEN", "")
-KIONGA_AGENT_DESIGNER_CALLBACK_URL = env_str(
+KIONGA_AGENT_DESIGNER_RUNNER_URL = env.text("KIONGA_AGENT_DESIGNER_RUNNER_URL", "")
+KIONGA_AGENT_DESIGNER_RUNNER_TOKEN = env.text("KIONGA_AGENT_DESIGNER_RUNNER_TOKEN", "")
+KIONGA_AGENT_DESIGNER_CALLBACK_URL = env.text(
     "KIONGA_AGENT_DESIGNER_CALLBACK_URL", "http://gateway:8087/api/v1"
 )
-KIONGA_NATIVE_AGENT_IMAGE = env_str("KIONGA_NATIVE_AGENT_IMAGE", "")
-KIONGA_DESIGNER_RUNNER_TOKEN = env_str("KIONGA_DESIGNER_RUNNER_TOKEN", "")
-KIONGA_DESIGNER_PORT = env_int("KIONGA_DESIGNER_PORT", 9100)
-KIONGA_DESIGNER_MAX_RUNS = env_int("KIONGA_DESIGNER_MAX_RUNS", 8)
+KIONGA_NATIVE_AGENT_IMAGE = env.text("KIONGA_NATIVE_AGENT_IMAGE", "")
+KIONGA_DESIGNER_RUNNER_TOKEN = env.text("KIONGA_DESIGNER_RUNNER_TOKEN", "")
+KIONGA_DESIGNER_PORT = env.integer("KIONGA_DESIGNER_PORT", 9100)
+KIONGA_DESIGNER_MAX_RUNS = env.integer("KIONGA_DESIGNER_MAX_RUNS", 8)
 # Fair share (runs.quota, runs.stream_limits): runs in flight per project (0 = half the
 # runner's capacity), event streams per user and in all, per gateway process.
-KIONGA_PROJECT_MAX_RUNS = env_int("KIONGA_PROJECT_MAX_RUNS", 0)
-KIONGA_MAX_STREAMS_PER_USER = env_int("KIONGA_MAX_STREAMS_PER_USER", 10)
-KIONGA_MAX_STREAMS = env_int("KIONGA_MAX_STREAMS", 500)
-MLAIOPS_LLM_BACKEND = env_str("MLAIOPS_LLM_BACKEND", "mock")
-MLAIOPS_LLM_MODEL = env_str("MLAIOPS_LLM_MODEL", "")
-MLAIOPS_LLM_BASE_URL = env_str("MLAIOPS_LLM_BASE_URL", "")
+KIONGA_PROJECT_MAX_RUNS = env.integer("KIONGA_PROJECT_MAX_RUNS", 0)
+KIONGA_MAX_STREAMS_PER_USER = env.integer("KIONGA_MAX_STREAMS_PER_USER", 10)
+KIONGA_MAX_STREAMS = env.integer("KIONGA_MAX_STREAMS", 500)
+MLAIOPS_LLM_BACKEND = env.text("MLAIOPS_LLM_BACKEND", "mock")
+MLAIOPS_LLM_MODEL = env.text("MLAIOPS_LLM_MODEL", "")
+MLAIOPS_LLM_BASE_URL = env.text("MLAIOPS_LLM_BASE_URL", "")
 # Empty judge settings mean "use the platform chat model" (reference).
-KIONGA_JUDGE_BACKEND = env_str("KIONGA_JUDGE_BACKEND", "")
-KIONGA_JUDGE_MODEL = env_str("KIONGA_JUDGE_MODEL", "")
-KIONGA_RUN_RETENTION_DAYS = env_int("KIONGA_RUN_RETENTION_DAYS", 30)
+KIONGA_JUDGE_BACKEND = env.text("KIONGA_JUDGE_BACKEND", "")
+KIONGA_JUDGE_MODEL = env.text("KIONGA_JUDGE_MODEL", "")
+KIONGA_RUN_RETENTION_DAYS = env.integer("KIONGA_RUN_RETENTION_DAYS", 30)
 # Regexes (RE2 syntax) whose matches are redacted from stored events and logs.
-KIONGA_SECRET_PATTERNS = env_list("KIONGA_SECRET_PATTERNS", list(DEFAULT_SECRET_PATTERNS))
+KIONGA_SECRET_PATTERNS = env.strings("KIONGA_SECRET_PATTERNS", DEFAULT_SECRET_PATTERNS)
 
 # Hosts, addresses/CIDRs and host:port the gateway may call although they are not
 # public (kionga.egress): e.g. an in-cluster model server. Empty: public addresses only.
-KIONGA_EGRESS_ALLOW = env_list("KIONGA_EGRESS_ALLOW", [])
+KIONGA_EGRESS_ALLOW = env.strings("KIONGA_EGRESS_ALLOW")
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env_str("KIONGA_LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": env.text("KIONGA_LOG_LEVEL", "INFO")},
     # Every 401/404 would otherwise be a warning line; crashes are still logged.
     "loggers": {"django.request": {"level": "ERROR"},
                 # One INFO line per admin login otherwise; failures and lockouts stay.

@@ -1,7 +1,8 @@
-"""API tokens: ``kio_`` + 43 url-safe characters (256 random bits).
+"""Bearer secrets: API tokens here, run credentials (runs.credentials) with the same helpers.
 
-Only a SHA-256 of the token is stored. A slow password hash is unnecessary
-because the token is random, not chosen by a person.
+A secret is a prefix (``kio_`` for API tokens) + 43 url-safe characters (256 random
+bits). Only a SHA-256 of it is stored: a slow password hash is unnecessary because
+the value is random, not chosen by a person.
 """
 
 from __future__ import annotations
@@ -21,13 +22,19 @@ PREFIX_LENGTH = 8
 LAST_USED_RESOLUTION_SECONDS = 60
 
 
+def new_token(prefix: str) -> str:
+    """A fresh secret: prefix + 256 random bits, url-safe."""
+    return prefix + secrets.token_urlsafe(32)
+
+
 def hash_token(raw: str) -> str:
+    """What is stored of a secret, and looked up by."""
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
 
 def issue_token(user: User, name: str) -> str:
     """Create a token for user and return the raw value; it is never retrievable again."""
-    raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    raw = new_token(TOKEN_PREFIX)
     ApiToken.objects.create(
         user=user, name=name, prefix=raw[:PREFIX_LENGTH], token_hash=hash_token(raw)
     )

@@ -42,9 +42,10 @@ from celery import Celery, signals
 from kombu import Queue
 
 from runner import protocol
+from runner.env import EnvError
 from runner.events import now_iso
 from runner.health import HealthServer
-from runner.settings import RunnerSettings, SettingsError, load_settings
+from runner.settings import RunnerSettings, load_settings
 from runner.worker import execute, redis_client, warm_up
 
 log = logging.getLogger(__name__)
@@ -58,7 +59,7 @@ EX_CONFIG: Final = 78  # sysexits.h: configuration error
 def _load() -> tuple[RunnerSettings | None, str | None]:
     try:
         return load_settings(), None
-    except SettingsError as exc:
+    except EnvError as exc:
         return None, str(exc)
 
 

@@ -25,6 +25,16 @@ ERROR_PORT_CODES: Final = frozenset(
 )
 
 
+def http_failure_code(status: int) -> FailureCode:
+    """What an error answer means for a node, from the gateway's resources and from a
+    model server alike (runner/resources.py): refused, or worth another try, or not."""
+    if status in (401, 403, 404):
+        return "resource_denied"
+    if status == 429 or status >= 500:
+        return "resource_unavailable"
+    return "node_error"
+
+
 class NodeFailure(Exception):
     """A component failed; `code` is a FailureCode, `message` is for people."""
 

@@ -12,6 +12,7 @@ from urllib.parse import quote
 
 import httpx
 
+from runner.failures import http_failure_code
 from runner.resources import RUN_CANCELLED, ResourceError
 
 
@@ -109,13 +110,8 @@ def _seg(value: str) -> str:
 
 
 def _failure(path: str, response: httpx.Response) -> ResourceError:
-    status = response.status_code
-    message = _message(response) or f"HTTP {status}"
-    if status in (401, 403, 404):
-        return ResourceError("resource_denied", f"{path}: {message}")
-    if status == 429 or status >= 500:
-        return ResourceError("resource_unavailable", f"{path}: {message}")
-    return ResourceError("node_error", f"{path}: {message}")
+    message = _message(response) or f"HTTP {response.status_code}"
+    return ResourceError(http_failure_code(response.status_code), f"{path}: {message}")
 
 
 def _error(response: httpx.Response) -> dict[str, Any]:

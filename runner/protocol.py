@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final, Literal, Protocol
 
@@ -131,26 +132,44 @@ class RedisLike(Protocol):
     def eval(self, script: str, numkeys: int, *keys_and_args: Any) -> Any: ...
 
 
-_ACQUIRE: Final = """
+# Every script reads Redis's clock, so gateway and runner hosts need not agree on time.
+_NOW: Final = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+"""
+
+# With KEYS[2], a project's set of runs (its share): at most ARGV[4] of them hold live
+# slots; members whose slot is gone leave it, and it expires ARGV[5] s after a start.
+# Counting and taking in one script: two concurrent starts never both take the last place.
+_ACQUIRE: Final = _NOW + """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
   redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
   return 1
 end
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
-  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
-  return 1
+if KEYS[2] then
+  local mine = 0
+  for _, member in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+    if redis.call('ZSCORE', KEYS[1], member) then
+      mine = mine + 1
+    else
+      redis.call('SREM', KEYS[2], member)
+    end
+  end
+  if mine >= tonumber(ARGV[4]) then return -1 end
 end
-return 0
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+if KEYS[2] then
+  redis.call('SADD', KEYS[2], ARGV[1])
+  redis.call('EXPIRE', KEYS[2], tonumber(ARGV[5]))
+end
+return 1
 """
 
 # Only a live lease is renewed: one that ran out stays dead even before anyone purged
 # it, so a run the reaper already judged lost cannot come back to life.
-_RENEW: Final = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+_RENEW: Final = _NOW + """
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if score and tonumber(score) > now then
   redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[2]), ARGV[1])
@@ -159,25 +178,36 @@ end
 return 0
 """
 
-_ALIVE: Final = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+_ALIVE: Final = _NOW + """
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if score and tonumber(score) > now then return 1 end
 return 0
 """
 
-_IN_USE: Final = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+_IN_USE: Final = _NOW + """
 return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
 """
 
+SLOT_TAKEN, RUNNER_FULL, SHARE_FULL = 1, 0, -1  # what acquire_slot answers
+
+
+@dataclass(frozen=True)
+class Share:
+    """A tenant's part of the slots: its runs' set, how many it may hold, the set's TTL."""
+
+    key: str
+    max_runs: int
+    ttl_seconds: int
+
 
 def acquire_slot(redis: RedisLike, run_id: str, max_runs: int,
-                 lease_seconds: float = QUEUED_LEASE_SECONDS) -> bool:
-    """Take (or keep) a slot for run_id unless max_runs live slots are taken."""
-    return bool(redis.eval(_ACQUIRE, 1, SLOTS_KEY, run_id, max_runs, lease_seconds))
+                 lease_seconds: float = QUEUED_LEASE_SECONDS, share: Share | None = None) -> int:
+    """Take (or keep) a slot for run_id: SLOT_TAKEN, or RUNNER_FULL when max_runs live
+    slots are taken, or SHARE_FULL when `share` already holds its max_runs of them."""
+    if share is None:
+        return int(redis.eval(_ACQUIRE, 1, SLOTS_KEY, run_id, max_runs, lease_seconds))
+    return int(redis.eval(_ACQUIRE, 2, SLOTS_KEY, share.key, run_id, max_runs, lease_seconds,
+                          share.max_runs, share.ttl_seconds))
 
 
 def renew_slot(redis: RedisLike, run_id: str,

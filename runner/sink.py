@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections import deque
+from dataclasses import replace
 from typing import Final
 
 import redis
@@ -46,6 +46,7 @@ from runner.protocol import (
     ingest_fields,
     run_stream,
 )
+from runner.retry import RetryPolicy, retrying
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,8 @@ RETRY_SECONDS: Final = 60.0
 # (ConnectionError covers BusyLoadingError while a restarted Redis loads its data)
 # or the server is not writable yet.
 RETRYABLE: Final = (redis.ConnectionError, redis.TimeoutError, redis.ReadOnlyError)
+# How the sink and the worker wait for Redis to come back.
+REDIS_RETRY: Final = RetryPolicy(deadline=RETRY_SECONDS, retry_on=RETRYABLE)
 
 
 class SinkFailed(RuntimeError):
@@ -72,7 +75,7 @@ class EventSink:
         self._run_id = run_id
         self._event_key = event_key  # the run's, from its task: authenticates its events
         self._stream = run_stream(run_id)
-        self._retry_seconds = retry_seconds
+        self._retry = replace(REDIS_RETRY, deadline=retry_seconds)
         self._buffer: deque[Event] = deque()
         self._lock = threading.Condition()
         self._closing = False
@@ -142,27 +145,20 @@ class EventSink:
 
     def _deliver(self, batch: list[Event]) -> str | None:
         """None when the batch is in Redis, else what went wrong."""
-        deadline = time.monotonic() + self._retry_seconds
-        delay = 0.05
-        while True:
-            try:
-                self._write(batch)
-                return None
-            except RETRYABLE as exc:
-                if time.monotonic() + delay > deadline:
-                    log.error("run %s: Redis unreachable for %g s, giving up on its events "
-                              "(%s)", self._run_id, self._retry_seconds, type(exc).__name__)
-                    return _UNREACHABLE
-                log.warning("run %s: Redis unreachable (%s), retrying in %.2f s",
-                            self._run_id, type(exc).__name__, delay)
-                time.sleep(delay)
-                delay = min(delay * 2, 2.0)
-            except Exception as exc:
-                # Not connectivity (an event that does not encode, a wrong type at the
-                # key): retrying cannot help. The details may name the payload, so the
-                # message names the type only.
-                log.exception("run %s: its events could not be written", self._run_id)
-                return f"the runner could not write the run's events ({type(exc).__name__})"
+        try:
+            retrying(lambda: self._write(batch), self._retry,
+                     f"run {self._run_id}: Redis unreachable")
+            return None
+        except RETRYABLE as exc:
+            log.error("run %s: Redis unreachable for %g s, giving up on its events (%s)",
+                      self._run_id, self._retry.deadline, type(exc).__name__)
+            return _UNREACHABLE
+        except Exception as exc:
+            # Not connectivity (an event that does not encode, a wrong type at the
+            # key): retrying cannot help. The details may name the payload, so the
+            # message names the type only.
+            log.exception("run %s: its events could not be written", self._run_id)
+            return f"the runner could not write the run's events ({type(exc).__name__})"
 
     def _write(self, batch: list[Event]) -> None:
         pipe = self._redis.pipeline(transaction=True)

@@ -17,6 +17,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Final, TypeVar
 
 import httpx
@@ -26,8 +27,9 @@ from runner import protocol
 from runner.engine import run_graph_sync
 from runner.events import Event, now_iso
 from runner.http_resources import HttpResources
+from runner.retry import retrying
 from runner.settings import RunnerSettings, load_settings
-from runner.sink import RETRY_SECONDS, RETRYABLE, EventSink, sink_client
+from runner.sink import REDIS_RETRY, RETRY_SECONDS, EventSink, sink_client
 from runner.task_payload import PayloadError, RunTask, event_key_of, parse_task
 
 log = logging.getLogger(__name__)
@@ -168,17 +170,7 @@ def _release(client: redis.Redis, run_id: str) -> None:
 
 def _retrying(call: Callable[[], T], what: str, *, seconds: float = RETRY_SECONDS) -> T:
     """call(), retried with backoff while Redis is unreachable (e.g. restarting)."""
-    deadline = time.monotonic() + seconds
-    delay = 0.05
-    while True:
-        try:
-            return call()
-        except RETRYABLE as exc:
-            if time.monotonic() + delay > deadline:
-                raise
-            log.warning("%s: Redis unreachable (%s), retrying", what, type(exc).__name__)
-            time.sleep(delay)
-            delay = min(delay * 2, 2.0)
+    return retrying(call, replace(REDIS_RETRY, deadline=seconds), f"{what}: Redis unreachable")
 
 
 class Watcher:

@@ -1,21 +1,20 @@
 """Run credentials: ``krc_`` + 43 url-safe characters (256 random bits), one per run.
 
 The runner gets the raw value in its signed task and presents it to the gateway's
-internal listener. Only a SHA-256 is stored: the value is random, so a fast hash is
-enough (as for API tokens). A credential is good while it is not revoked, its run is
-active and it is younger than CREDENTIAL_MAX_AGE; runs.run_auth adds that the run is
-still in flight (its capacity slot, which the runner frees when the run ends).
+internal listener. Issued and hashed as API tokens are (kionga.tokens). A credential
+is good while it is not revoked, its run is active and it is younger than
+CREDENTIAL_MAX_AGE; runs.run_auth adds that the run is still in flight (its capacity
+slot, which the runner frees when the run ends).
 """
 
 from __future__ import annotations
 
-import hashlib
-import secrets
 from collections.abc import Sequence
 from datetime import timedelta
 
 from django.utils import timezone
 
+from kionga.tokens import hash_token, new_token
 from runs.models import ACTIVE_STATUSES, Run, RunCredential
 
 CREDENTIAL_PREFIX = "krc_"
@@ -24,20 +23,16 @@ CREDENTIAL_PREFIX = "krc_"
 CREDENTIAL_MAX_AGE = timedelta(hours=1)
 
 
-def hash_credential(raw: str) -> str:
-    return hashlib.sha256(raw.encode("utf-8")).hexdigest()
-
-
 def issue_credential(run: Run, *, fresh: bool = False) -> str:
     """Create the run's credential and return the raw value; it is never retrievable again.
 
     A re-dispatched run gets a new value and the old one stops working; `fresh` says
     the run was just created, so there is none to replace (one statement less).
     """
-    raw = CREDENTIAL_PREFIX + secrets.token_urlsafe(32)
+    raw = new_token(CREDENTIAL_PREFIX)
     if not fresh:
         RunCredential.objects.filter(run=run).delete()
-    RunCredential.objects.create(run=run, token_hash=hash_credential(raw))
+    RunCredential.objects.create(run=run, token_hash=hash_token(raw))
     return raw
 
 
@@ -59,7 +54,7 @@ def find_credential(raw_token: str) -> RunCredential | None:
     # An exact lookup on the unique hash: timing can at most reveal a hash prefix, and
     # a hash of a random 256-bit value gives nothing back about the value.
     return RunCredential.objects.select_related("run__project", "run__created_by").filter(
-        token_hash=hash_credential(raw_token),
+        token_hash=hash_token(raw_token),
         created_at__gt=timezone.now() - CREDENTIAL_MAX_AGE,
     ).first()
 

@@ -7,8 +7,9 @@ take every slot and turn everyone else away.
 
 A project's runs are a Redis set beside the slots; a member counts while its slot lives
 (the runner renews it and frees it at the end), and members whose slot is gone are
-dropped on the project's next start. Counting and taking happen in one script, so two
-concurrent starts never both take the last place.
+dropped on the project's next start. Counting and taking happen in one script (the
+protocol's acquire_slot with the project's Share), so two concurrent starts never both
+take the last place.
 """
 
 from __future__ import annotations
@@ -26,32 +27,6 @@ from runs.dispatch import runner_max_runs
 
 # Idle project sets go away on their own; a live one is touched by every start.
 PROJECT_SET_TTL_SECONDS: Final = 86_400
-TAKEN, RUNNER_FULL, PROJECT_FULL = 1, 0, -1
-
-_TAKE: Final = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
-  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[4]), ARGV[1])
-  return 1
-end
-local mine = 0
-for _, member in ipairs(redis.call('SMEMBERS', KEYS[2])) do
-  if redis.call('ZSCORE', KEYS[1], member) then
-    mine = mine + 1
-  else
-    redis.call('SREM', KEYS[2], member)
-  end
-end
-if mine >= tonumber(ARGV[3]) then return -1 end
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[4]), ARGV[1])
-redis.call('SADD', KEYS[2], ARGV[1])
-redis.call('EXPIRE', KEYS[2], tonumber(ARGV[5]))
-return 1
-"""
-
 # What a start may meet when Redis (the broker too) is restarting or unreachable.
 REDIS_ERRORS: Final = (redis.RedisError, kombu.exceptions.OperationalError)
 
@@ -69,17 +44,16 @@ def take_slot(run_id: str, project_id: int) -> None:
     """Take a slot for run_id in project_id's share, or refuse the start with 429."""
     runner_max = runner_max_runs()
     project_max = project_max_runs(runner_max)
-    taken = int(sync_redis().eval(
-        _TAKE, 2, protocol.SLOTS_KEY, project_runs_key(project_id), run_id, runner_max,
-        project_max, protocol.QUEUED_LEASE_SECONDS, PROJECT_SET_TTL_SECONDS))
-    if taken == PROJECT_FULL:
+    share = protocol.Share(project_runs_key(project_id), project_max, PROJECT_SET_TTL_SECONDS)
+    taken = protocol.acquire_slot(sync_redis(), run_id, runner_max, share=share)
+    if taken == protocol.SHARE_FULL:
         raise APIError(
             429, "project_run_quota",
             f"This project already has {project_max} runs in flight, its share of the "
             "runner; wait for one to finish (or raise KIONGA_PROJECT_MAX_RUNS).",
             {"max_runs_per_project": project_max},
         )
-    if taken == RUNNER_FULL:
+    if taken == protocol.RUNNER_FULL:
         raise APIError(
             429, "runner_at_capacity",
             "The runner is at capacity; wait for running graphs to finish or raise "

@@ -8,10 +8,10 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from kionga.models import Project
+from kionga.tokens import hash_token
 from runs.credentials import (
     CREDENTIAL_MAX_AGE,
     find_active_run,
-    hash_credential,
     issue_credential,
     revoke_credential,
 )
@@ -28,7 +28,7 @@ def test_it_issues_a_random_prefixed_credential(carol: User, acme: Project) -> N
 def test_it_stores_only_the_sha256_of_the_credential(carol: User, acme: Project) -> None:
     run, raw = start_run(carol, acme)
     stored = RunCredential.objects.get(run=run)
-    assert stored.token_hash == hash_credential(raw) and len(stored.token_hash) == 64
+    assert stored.token_hash == hash_token(raw) and len(stored.token_hash) == 64
     assert raw not in stored.token_hash
 
 

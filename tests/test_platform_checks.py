@@ -38,12 +38,13 @@ def test_it_rejects_a_short_runner_token_when_runs_are_enabled() -> None:
 def test_it_validates_secret_patterns_with_the_runners_engine() -> None:
     # The RE2-only pattern passes (the runner compiles it too); the Python-only
     # lookahead is refused (the runner would refuse it at start).
-    from runner.settings import SettingsError, load_settings
+    from runner.env import EnvError
+    from runner.settings import load_settings
 
     errors = check_secret_patterns(None)
     assert [error.msg.split(" is not")[0] for error in errors] == [
         r"KIONGA_SECRET_PATTERNS: secret(?=x)"]
     env = {"KIONGA_DESIGNER_RUNNER_TOKEN": "x" * 16}
     assert load_settings({**env, "KIONGA_SECRET_PATTERNS": r"\p{Lu}{3}-\d{4}"})
-    with pytest.raises(SettingsError, match="is not valid RE2"):
+    with pytest.raises(EnvError, match="is not valid RE2"):
         load_settings({**env, "KIONGA_SECRET_PATTERNS": r"secret(?=x)"})

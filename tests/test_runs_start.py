@@ -7,9 +7,9 @@ import redis
 
 from kionga.models import AuditEvent
 from kionga.resource_models import ModelEndpoint
+from kionga.tokens import hash_token
 from runner import protocol
 from runner.task_seal import unseal
-from runs.credentials import hash_credential
 from runs.models import Run
 from tests.conftest import Api
 from tests.designs_helpers import assistant_graph, make_design
@@ -43,7 +43,7 @@ def test_it_starts_a_queued_run(api: Api, alice: Any, acme: Any, runner_configur
     assert protocol.verify(payload, signature, RUNNER_TOKEN)
     assert payload["run_id"] == data["id"] and payload["input"] == "hello"
     credential = unseal(payload["sealed"], RUNNER_TOKEN, data["id"])["credential"]
-    assert run.credential.token_hash == hash_credential(credential)
+    assert run.credential.token_hash == hash_token(credential)
 
 
 def test_it_never_puts_resource_secrets_in_the_task(api: Api, alice: Any, acme: Any,

@@ -10,10 +10,10 @@ import redis
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kionga.tokens import hash_token
 from runner.settings import load_settings
 from runner.task_payload import PayloadError, event_key_of, parse_task, task_secrets
 from runner.task_seal import SealError, seal, unseal
-from runs.credentials import hash_credential
 from runs.event_keys import event_key
 from runs.models import Run
 from tests.conftest import Api
@@ -36,7 +36,7 @@ def test_it_keeps_the_credential_and_event_key_out_of_the_broker(
     [(payload, _signature)] = queued_tasks(rds)
     raw = json.dumps(payload)
     secrets = task_secrets(payload, RUNNER_TOKEN)
-    assert Run.objects.get(pk=run_id).credential.token_hash == hash_credential(
+    assert Run.objects.get(pk=run_id).credential.token_hash == hash_token(
         secrets.credential)
     assert secrets.event_key == event_key(run_id)
     assert secrets.credential not in raw and secrets.event_key.hex() not in raw

@@ -14,7 +14,7 @@ import httpx
 
 from contracts.registry import LIMITS
 from runner.backends import Completion, Messages, OnDelta, count_words
-from runner.failures import NodeFailure
+from runner.failures import NodeFailure, http_failure_code
 from runner.request import LLMConfig
 
 
@@ -116,9 +116,7 @@ def _message_text(doc: dict[str, Any]) -> str:
 
 def _http_failure(response: httpx.Response) -> NodeFailure:
     status = response.status_code
-    detail = response.text[:300]
-    if status in (401, 403, 404):
-        return NodeFailure("resource_denied", f"the model server refused the request ({status})")
-    if status == 429 or status >= 500:
-        return NodeFailure("resource_unavailable", f"the model server answered {status}: {detail}")
-    return NodeFailure("node_error", f"the model server answered {status}: {detail}")
+    code = http_failure_code(status)
+    if code == "resource_denied":
+        return NodeFailure(code, f"the model server refused the request ({status})")
+    return NodeFailure(code, f"the model server answered {status}: {response.text[:300]}")

@@ -198,7 +198,9 @@ def send(app: Celery, client: redis.Redis, body: dict[str, Any], *,
     """Take the run's slot (as the gateway does), then send the signed task."""
     run_id = str(body["run_id"])
     if take_slot:
-        assert wait_for(lambda: protocol.acquire_slot(client, run_id, 8), 20), "no free slot"
+        taken = wait_for(
+            lambda: protocol.acquire_slot(client, run_id, 8) == protocol.SLOT_TAKEN, 20)
+        assert taken, "no free slot"
     sig = signature if signature is not None else protocol.sign(body, TOKEN)
     app.send_task(protocol.TASK_NAME, args=[body, sig], queue=queue)
     return run_id

@@ -23,7 +23,7 @@ from tests.runner_process.runner_kit import (
 
 
 def take_slot(rds: redis.Redis, run_id: str) -> bool:
-    return wait_for(lambda: protocol.acquire_slot(rds, run_id, 8), 20)
+    return wait_for(lambda: protocol.acquire_slot(rds, run_id, 8) == protocol.SLOT_TAKEN, 20)
 
 
 @pytest.mark.parametrize("path", ["/health", "/capacity", "/nowhere"])

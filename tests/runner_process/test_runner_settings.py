@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from runner.env import EnvError
 from runner.redact import DEFAULT_SECRET_PATTERNS
-from runner.settings import SettingsError, load_settings
+from runner.settings import load_settings
 
 TOKEN = "0123456789abcdef"
 
@@ -40,7 +41,7 @@ def test_it_reads_every_variable() -> None:
 
 @pytest.mark.parametrize("token", ["", "short", "0123456789abcde"])
 def test_it_refuses_a_missing_or_short_token(token: str) -> None:
-    with pytest.raises(SettingsError, match="KIONGA_DESIGNER_RUNNER_TOKEN.*at least 16"):
+    with pytest.raises(EnvError, match="KIONGA_DESIGNER_RUNNER_TOKEN.*at least 16"):
         load_settings({"KIONGA_DESIGNER_RUNNER_TOKEN": token})
 
 
@@ -63,12 +64,12 @@ def test_it_reads_the_token_from_a_file(tmp_path: Path) -> None:
     ("KIONGA_SECRET_PATTERNS", "[1]", "KIONGA_SECRET_PATTERNS must be a JSON array of strings"),
 ])
 def test_it_names_the_variable_of_a_bad_value(name: str, value: str, message: str) -> None:
-    with pytest.raises(SettingsError, match=message):
+    with pytest.raises(EnvError, match=message):
         load_settings(env(**{name: value}))
 
 
 def test_it_needs_a_base_url_for_the_openai_backend() -> None:
-    with pytest.raises(SettingsError, match="MLAIOPS_LLM_BASE_URL is required"):
+    with pytest.raises(EnvError, match="MLAIOPS_LLM_BASE_URL is required"):
         load_settings(env(MLAIOPS_LLM_BACKEND="openai"))
 
 

@@ -1,0 +1,36 @@
+"""Resource admin pages: a URL typed without a scheme means https, on every resource."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from kionga.resource_models import ApiConnection, Function, ModelEndpoint
+
+
+@pytest.fixture
+def staff(db: None) -> Client:
+    ops = User.objects.create_superuser("ops", "ops@example.com", "ops-password")
+    client = Client()
+    client.force_login(ops)  # login() authenticates without a request: axes refuses it
+    return client
+
+
+@pytest.mark.parametrize(("page", "model", "field", "form"), [
+    ("modelendpoint", ModelEndpoint, "base_url",
+     {"model_name": "m", "secret": "", "price_prompt_per_1k": "0",
+      "price_completion_per_1k": "0"}),
+    ("function", Function, "url", {"secret": "", "description": ""}),
+    ("apiconnection", ApiConnection, "base_url",
+     {"allowed_methods": "[]", "new_secret_headers": ""}),
+])
+def test_a_url_without_a_scheme_means_https(staff: Client, acme: Any, page: str,
+                                             model: Any, field: str,
+                                             form: dict[str, str]) -> None:
+    response = staff.post(f"/admin/kionga/{page}/add/", {
+        "project": acme.pk, "key": "k1", "name": "", field: "api.example.com/v1", **form})
+    assert response.status_code == 302, response.content.decode()[:3000]
+    assert getattr(model.objects.get(key="k1"), field) == "https://api.example.com/v1"
