@@ -11,6 +11,7 @@ from django.utils.html import format_html, format_html_join
 
 from designs.actions import graph_report
 from designs.models import Design, DesignRevision, Version
+from kionga.admin import ReadOnlyAdmin
 
 
 def pretty_json(value: Any) -> str:
@@ -98,7 +99,7 @@ class DesignRevisionAdmin(admin.ModelAdmin):
 
 
 @admin.register(Version)
-class VersionAdmin(admin.ModelAdmin):
+class VersionAdmin(ReadOnlyAdmin):
     """Published versions, read-only: nothing here can change, add or delete one."""
 
     list_display = ["design", "number", "content_sha256", "author", "created_at"]
@@ -111,12 +112,3 @@ class VersionAdmin(admin.ModelAdmin):
     @admin.display(description="Artifact")
     def artifact_json(self, version: Version) -> str:
         return pretty_json(version.artifact)
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False

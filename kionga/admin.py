@@ -48,7 +48,9 @@ class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     change or delete (records whose edits would skip checks or falsify history)."""
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        return [field.name for field in self.model._meta.fields]
+        # The model's fields, and whatever computed fields the page declares.
+        names = [*self.readonly_fields, *(field.name for field in self.model._meta.fields)]
+        return list(dict.fromkeys(names))
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
