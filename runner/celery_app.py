@@ -43,8 +43,8 @@ from kombu import Queue
 
 from runner import protocol
 from runner.env import EnvError
-from runner.events import now_iso
 from runner.health import HealthServer
+from runner.protocol import now_iso
 from runner.settings import RunnerSettings, load_settings
 from runner.worker import execute, redis_client, warm_up
 

@@ -14,23 +14,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any, Final
 
 from contracts.text import storable
+from runner.protocol import TERMINAL_TYPES, now_iso
 
 log = logging.getLogger(__name__)
 
 Event = dict[str, Any]
 EmitFn = Callable[[Event], None]
 
-TERMINAL_TYPES = frozenset({"run.completed", "run.failed", "run.cancelled"})
 # run.failed's reason when the run's events could not be written (emit or sink failed).
 EVENTS_LOST: Final = "events_lost"
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 class Emitter:

@@ -37,12 +37,14 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from runner.events import EVENTS_LOST, TERMINAL_TYPES, Event, now_iso
+from runner.events import EVENTS_LOST, Event
 from runner.protocol import (
     INGEST_STREAM,
     STREAM_MAXLEN,
     STREAM_TTL_SECONDS,
+    TERMINAL_TYPES,
     encode_event,
+    ending_event,
     ingest_fields,
     run_stream,
 )
@@ -193,9 +195,9 @@ class EventSink:
         usage = terminal.get("usage")
         if not (isinstance(usage, dict) and isinstance(usage.get("tokens"), int)):
             usage = {"tokens": 0}
-        return {"seq": self._written_seq + 1, "type": "run.failed", "at": now_iso(),
-                "error": {"code": "node_error", "message": f"{self.error}; the run was stopped"},
-                "reason": EVENTS_LOST, "usage": {"tokens": usage["tokens"]}}
+        return ending_event("run.failed", self._written_seq + 1, reason=EVENTS_LOST,
+                            code="node_error", message=f"{self.error}; the run was stopped",
+                            tokens=usage["tokens"])
 
 
 _UNREACHABLE: Final = "unreachable"

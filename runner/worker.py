@@ -25,7 +25,7 @@ import redis
 
 from runner import protocol
 from runner.engine import run_graph_sync
-from runner.events import Event, now_iso
+from runner.events import Event
 from runner.http_resources import HttpResources
 from runner.retry import retrying
 from runner.settings import RunnerSettings, load_settings
@@ -154,8 +154,7 @@ def _run_graph(client: redis.Redis, settings: RunnerSettings, run_id: str, task:
 
 
 def _ending(type_: str, seq: int, reason: str, code: str, message: str) -> Event:
-    return {"seq": seq, "type": type_, "at": now_iso(), "error": {"code": code, "message": message},
-            "reason": reason, "usage": {"tokens": 0}}
+    return protocol.ending_event(type_, seq, reason=reason, code=code, message=message)
 
 
 def _release(client: redis.Redis, run_id: str) -> None:

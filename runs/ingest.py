@@ -36,7 +36,7 @@ from typing import Any, Final
 import redis
 from django.db import DataError, IntegrityError, transaction
 
-from runner.events import TERMINAL_TYPES
+from runner.protocol import TERMINAL_TYPES
 from runs import ingest_stream, reaper
 from runs.event_keys import entry_authentic
 from runs.lifecycle import apply_event, do_finish_runs

@@ -10,7 +10,7 @@ import pytest
 import redis
 
 from runner import protocol, worker
-from runner.events import now_iso
+from runner.protocol import now_iso
 from runner.settings import RunnerSettings, load_settings
 from runner.sink import sink_client
 from tests.runner_process.runner_kit import (

@@ -13,7 +13,7 @@ import pytest
 import redis
 
 from runner import protocol
-from runner.events import now_iso
+from runner.protocol import now_iso
 from runner.sink import EventSink, SinkFailed, sink_client
 from tests.runner_process.runner_kit import REDIS_URL, RedisServer, free_port, wait_for
 
