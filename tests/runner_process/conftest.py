@@ -13,7 +13,9 @@ import redis
 from celery import Celery
 
 from runner import protocol
-from tests.runner_process.runner_kit import REDIS_URL, Worker, client_app
+from runner.settings import RunnerSettings, load_settings
+from runner.sink import sink_client
+from tests.runner_process.runner_kit import REDIS_URL, TOKEN, Worker, client_app
 
 
 @pytest.fixture(scope="session")
@@ -42,3 +44,17 @@ def celery_client() -> Iterator[Celery]:
     app = client_app()
     yield app
     app.close()
+
+
+@pytest.fixture
+def runner_settings() -> RunnerSettings:
+    """The runner's settings for tests that call runner.worker.execute in-process."""
+    return load_settings({"KIONGA_DESIGNER_RUNNER_TOKEN": TOKEN, "REDIS_URL": REDIS_URL})
+
+
+@pytest.fixture
+def sink_redis(rds: redis.Redis) -> Iterator[redis.Redis]:
+    """A client configured as the runner's (no retries of its own)."""
+    conn = sink_client(REDIS_URL)
+    yield conn
+    conn.close()

@@ -9,7 +9,6 @@ the run was taken for runner_lost, and the graph went on with its side effects.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,11 +20,10 @@ from runner.backends.mock import MockBackend
 from runner.engine import run_graph_sync
 from runner.inmemory_resources import InMemoryResources
 from runner.request import RunRequest
-from runner.settings import RunnerSettings, load_settings
-from runner.sink import EventSink, sink_client
+from runner.settings import RunnerSettings
+from runner.sink import EventSink
 from tests.runner_process.runner_kit import (
     EVENT_KEY,
-    REDIS_URL,
     TOKEN,
     ingest_events,
     payload,
@@ -33,18 +31,6 @@ from tests.runner_process.runner_kit import (
 )
 
 LONG = " ".join(f"w{i}" for i in range(200))
-
-
-@pytest.fixture
-def settings() -> RunnerSettings:
-    return load_settings({"KIONGA_DESIGNER_RUNNER_TOKEN": TOKEN, "REDIS_URL": REDIS_URL})
-
-
-@pytest.fixture
-def client(rds: redis.Redis) -> Iterator[redis.Redis]:
-    conn = sink_client(REDIS_URL)
-    yield conn
-    conn.close()
 
 
 def chain(*middle: dict[str, Any]) -> dict[str, Any]:
@@ -56,16 +42,16 @@ def chain(*middle: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.mark.allow_output  # the worker logs the run's end
 def test_it_runs_a_lone_surrogate_through_extract_to_a_stored_end(
-        settings: RunnerSettings, client: redis.Redis) -> None:
+        runner_settings: RunnerSettings, sink_redis: redis.Redis) -> None:
     body = payload(chain({"id": "x", "kind": "extract", "config": {"path": "a"}}),
                    text='{"a":"x\\ud800y"}')
-    assert protocol.acquire_slot(client, body["run_id"], 8)
-    assert worker.execute(body, protocol.sign(body, TOKEN), settings=settings,
-                          client=client) == "completed"
-    events = stream_events(client, body["run_id"])
+    assert protocol.acquire_slot(sink_redis, body["run_id"], 8)
+    assert worker.execute(body, protocol.sign(body, TOKEN), settings=runner_settings,
+                          client=sink_redis) == "completed"
+    events = stream_events(sink_redis, body["run_id"])
     assert events[-1]["type"] == "run.completed"
     assert events[-1]["output"] == '"x\ufffdy"'  # the JSON text of the extracted string
-    assert [e["seq"] for e in ingest_events(client, body["run_id"])] == list(range(len(events)))
+    assert [e["seq"] for e in ingest_events(sink_redis, body["run_id"])] == list(range(len(events)))
 
 
 def failing_encoder(node_id: str) -> Any:
@@ -80,11 +66,11 @@ def failing_encoder(node_id: str) -> Any:
 
 @pytest.mark.allow_output  # the failed batch is logged on purpose
 def test_it_fails_the_run_and_stops_the_graph_when_a_batch_cannot_be_written(
-        client: redis.Redis, monkeypatch: pytest.MonkeyPatch,
+        sink_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch,
         caplog: pytest.LogCaptureFixture) -> None:
     monkeypatch.setattr(sink, "encode_event", failing_encoder("boom"))
     run_id = str(uuid.uuid4())
-    events = EventSink(client, run_id, event_key=EVENT_KEY)
+    events = EventSink(sink_redis, run_id, event_key=EVENT_KEY)
     resources = InMemoryResources(functions={"record": {"ok": True}})
     # The model streams for ~10 s unless stopped; the tool after it has side effects.
     graph = chain({"id": "boom", "kind": "prompt", "config": {"template": "{input}"}},
@@ -95,20 +81,20 @@ def test_it_fails_the_run_and_stops_the_graph_when_a_batch_cannot_be_written(
     assert not events.close(10)
     assert (result.status, result.reason) == ("failed", "events_lost")
     assert resources.calls == []  # the tool never ran
-    stored = ingest_events(client, run_id)
+    stored = ingest_events(sink_redis, run_id)
     assert [e["seq"] for e in stored] == list(range(len(stored)))  # no gap, no duplicate
     assert stored[-1]["type"] == "run.failed"
     assert stored[-1]["reason"] == "events_lost"
     assert stored[-1]["error"] == {"code": "node_error", "message": "the runner could not write "
                                    "the run's events (TypeError); the run was stopped"}
     assert not [e for e in stored if e.get("node_id") == "t"]
-    assert stream_events(client, run_id)[-1] == stored[-1]
+    assert stream_events(sink_redis, run_id)[-1] == stored[-1]
     assert "its events could not be written" in caplog.text
 
 
 @pytest.mark.allow_output  # the failed batch is logged on purpose
 def test_it_rewrites_an_unwritable_ending_into_a_true_failure(
-        client: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
+        sink_redis: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
     def encode(event: dict[str, Any]) -> str:
         if event.get("type") == "run.completed":
             raise ValueError("cannot encode")
@@ -116,11 +102,11 @@ def test_it_rewrites_an_unwritable_ending_into_a_true_failure(
 
     monkeypatch.setattr(sink, "encode_event", encode)
     run_id = str(uuid.uuid4())
-    events = EventSink(client, run_id, event_key=EVENT_KEY)
+    events = EventSink(sink_redis, run_id, event_key=EVENT_KEY)
     result = run_graph_sync(RunRequest(graph=chain(), input="x"),
                             resources=InMemoryResources(), emit=events)
     assert result.status == "completed"  # the engine finished before the writer failed
     assert not events.close(10)
-    stored = ingest_events(client, run_id)
+    stored = ingest_events(sink_redis, run_id)
     assert [(e["seq"], e["type"]) for e in stored][-1] == (len(stored) - 1, "run.failed")
     assert stored[-1]["reason"] == "events_lost"
