@@ -99,21 +99,29 @@ def suggest_cases(graph: dict[str, Any], limit: int = MAX_SUGGESTIONS) -> list[S
 
 def shortest_paths(graph: dict[str, Any], start: str, end: str,
                    limit: int = MAX_SUGGESTIONS) -> Iterator[list[Hop]]:
-    """Up to `limit` distinct paths start→end, by length then by edge order (stable)."""
+    """Up to `limit` distinct paths start→end, by length then by edge order (stable).
+
+    A best-first search ranked by (hops so far + the fewest hops left to `end`): that
+    estimate is exact, so paths come out shortest first, and each one is reached by
+    extending one partial path after another rather than by a breadth-first sweep
+    (which would hold 2^k partial paths of a graph of k diamonds).
+    """
     outgoing: dict[str, list[Hop]] = {}
     for edge in graph.get("edges", []):
         port = edge.get("from_port") or "out"
         if port in UNCHOSEN_PORTS:
             continue
         outgoing.setdefault(edge["from"], []).append(Hop(edge["from"], port, edge["to"]))
-    useful = _reaching(outgoing, end)
+    left = _hops_left(outgoing, end)
+    if start not in left:
+        return
     order = itertools.count()
-    queue: list[tuple[int, int, list[Hop]]] = [(0, next(order), [])]
-    seen_partial, found = 0, 0
+    queue: list[tuple[int, int, int, list[Hop]]] = [(left[start], 0, next(order), [])]
+    popped, found = 0, 0
     seen_paths: set[tuple[Hop, ...]] = set()
-    while queue and found < limit and seen_partial < MAX_PARTIAL_PATHS:
-        _, _, path = heapq.heappop(queue)
-        seen_partial += 1
+    while queue and found < limit and popped < MAX_PARTIAL_PATHS:
+        _, _, _, path = heapq.heappop(queue)
+        popped += 1
         here = path[-1].to if path else start
         if here == end and path:
             key = tuple(path)
@@ -124,23 +132,24 @@ def shortest_paths(graph: dict[str, Any], start: str, end: str,
             continue
         visited = {start, *(h.to for h in path)}
         for hop in outgoing.get(here, []):
-            if hop.to in useful and hop.to not in visited:
-                heapq.heappush(queue, (len(path) + 1, next(order), [*path, hop]))
+            if hop.to in left and hop.to not in visited:
+                ranked = len(path) + 1 + left[hop.to]
+                heapq.heappush(queue, (ranked, -(len(path) + 1), next(order), [*path, hop]))
 
 
-def _reaching(outgoing: dict[str, list[Hop]], end: str) -> set[str]:
-    """The nodes from which `end` can be reached (itself included)."""
+def _hops_left(outgoing: dict[str, list[Hop]], end: str) -> dict[str, int]:
+    """The fewest hops from each node that can reach `end` to it."""
     incoming: dict[str, list[str]] = {}
     for hops in outgoing.values():
         for hop in hops:
             incoming.setdefault(hop.to, []).append(hop.node)
-    reach, todo = {end}, [end]
-    while todo:
-        for source in incoming.get(todo.pop(), []):
-            if source not in reach:
-                reach.add(source)
+    left, todo = {end: 0}, [end]
+    for node in todo:  # breadth first: todo grows while it is walked
+        for source in incoming.get(node, []):
+            if source not in left:
+                left[source] = left[node] + 1
                 todo.append(source)
-    return reach
+    return left
 
 
 def _only(nodes: dict[str, dict[str, Any]], kind: str) -> str | None:
