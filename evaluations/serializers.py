@@ -86,8 +86,16 @@ class PutFixturesSerializer(serializers.Serializer):
 
 
 class SuggestSerializer(serializers.Serializer):
-    phrase = StrictBooleanField(required=False, default=True)
-    save = StrictBooleanField(required=False, default=False)
+    phrase = StrictBooleanField(required=False, default=True,
+                                help_text="Ask the model to rephrase the inputs (not done yet: "
+                                          "phrased is always \"conditions\").")
     revision = StrictIntegerField(min_value=0, max_value=2**31 - 1, required=False,
                                   allow_null=True, default=None,
                                   help_text="The fixtures revision; needed with save.")
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # `save` is the body's name for it, and also Serializer.save: add it by name.
+        fields = super().get_fields()
+        fields["save"] = StrictBooleanField(required=False, default=False,
+                                            help_text="Store the proposals whose name is free.")
+        return fields
