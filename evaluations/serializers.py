@@ -17,6 +17,7 @@ from kionga.request_body import (
     StrictFloatField,
     StrictIntegerField,
 )
+from runs.serializers import TurnSerializer  # a case's history is a run's
 
 MAX_CASES: Final = 100
 MAX_CASE_INPUT_CHARS: Final = MAX_SUGGESTED_INPUT
@@ -25,16 +26,10 @@ MAX_TAGS: Final = 10
 MAX_TAG_CHARS: Final = 50
 MAX_CALLS: Final = 100
 MAX_HISTORY_TURNS: Final = 20
-MAX_TURN_CHARS: Final = 4_000
 MAX_REFERENCE_CHARS: Final = 8_000
 CRITERIA: Final = ("groundedness", "task_completion", "relevance", "safety")
 DEFAULT_MIN_SCORE: Final = 0.7
 CASE_ID_PATTERN: Final = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"
-
-
-class TurnSerializer(serializers.Serializer):
-    role = serializers.ChoiceField(choices=["user", "assistant", "system"])
-    content = StrictCharField(allow_blank=True, max_length=MAX_TURN_CHARS)
 
 
 class JudgeSerializer(serializers.Serializer):
