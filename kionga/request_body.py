@@ -59,3 +59,12 @@ class StrictBooleanField(serializers.BooleanField):
         if not isinstance(data, bool):
             self.fail("invalid")
         return data
+
+
+class StrictFloatField(serializers.FloatField):
+    """A JSON number (integer or not): not a string and not a boolean."""
+
+    def to_internal_value(self, data: Any) -> float:
+        if isinstance(data, bool) or not isinstance(data, (int, float)):
+            self.fail("invalid")
+        return float(super().to_internal_value(data))

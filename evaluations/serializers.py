@@ -1,0 +1,96 @@
+"""Request bodies of the evaluations API, declared once: they validate and they document.
+
+Limits of test cases are declared here (the input's in contracts.suggest, which builds
+inputs too); a whole body also stays under the platform's body ceiling.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from rest_framework import serializers
+
+from contracts.suggest import MAX_CASE_NAME, MAX_SUGGESTED_INPUT
+from kionga.request_body import (
+    StrictBooleanField,
+    StrictCharField,
+    StrictFloatField,
+    StrictIntegerField,
+)
+from runs.serializers import TurnSerializer  # a case's history is a run's
+
+MAX_CASES: Final = 100
+MAX_CASE_INPUT_CHARS: Final = MAX_SUGGESTED_INPUT
+MAX_CASE_ID: Final = 64
+MAX_TAGS: Final = 10
+MAX_TAG_CHARS: Final = 50
+MAX_CALLS: Final = 100
+MAX_HISTORY_TURNS: Final = 20
+MAX_REFERENCE_CHARS: Final = 8_000
+CRITERIA: Final = ("groundedness", "task_completion", "relevance", "safety")
+DEFAULT_MIN_SCORE: Final = 0.7
+CASE_ID_PATTERN: Final = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"
+
+
+class JudgeSerializer(serializers.Serializer):
+    criteria = serializers.ListField(child=serializers.ChoiceField(choices=CRITERIA),
+                                     min_length=1, max_length=len(CRITERIA))
+    reference = StrictCharField(required=False, allow_blank=True, allow_null=True,
+                                max_length=MAX_REFERENCE_CHARS)
+    min_score = StrictFloatField(required=False, default=DEFAULT_MIN_SCORE,
+                                 min_value=0.0, max_value=1.0)
+
+    def validate_criteria(self, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
+            raise serializers.ValidationError("A criterion is listed twice.")
+        return value
+
+
+class ExpectedSerializer(serializers.Serializer):
+    calls = serializers.ListField(child=StrictCharField(max_length=MAX_CASE_ID),
+                                  required=False, default=list, max_length=MAX_CALLS,
+                                  help_text="Node IDs of the design's saved graph that must "
+                                            "complete.")
+    judge = JudgeSerializer(required=False, allow_null=True, default=None)
+
+
+class CaseSerializer(serializers.Serializer):
+    id = serializers.RegexField(CASE_ID_PATTERN, required=False, allow_null=True, default=None,
+                                help_text="Stable; the server assigns one when missing.")
+    name = StrictCharField(max_length=MAX_CASE_NAME)
+    input = StrictCharField(allow_blank=True, max_length=MAX_CASE_INPUT_CHARS)
+    history = serializers.ListField(child=TurnSerializer(), required=False, default=list,
+                                    max_length=MAX_HISTORY_TURNS)
+    tags = serializers.ListField(child=StrictCharField(max_length=MAX_TAG_CHARS),
+                                 required=False, default=list, max_length=MAX_TAGS)
+    expected = ExpectedSerializer(required=False, default=lambda: {"calls": [], "judge": None})
+
+    def to_internal_value(self, data: Any) -> Any:
+        # RegexField coerces numbers to text; an ID is a JSON string.
+        if isinstance(data, dict) and data.get("id") is not None and not isinstance(
+                data["id"], str):
+            raise serializers.ValidationError({"id": ["Not a valid string."]})
+        return super().to_internal_value(data)
+
+
+class PutFixturesSerializer(serializers.Serializer):
+    revision = StrictIntegerField(min_value=0, max_value=2**31 - 1,
+                                  help_text="The fixtures revision you read (0 before any "
+                                            "PUT); a stale one is 409.")
+    cases = serializers.ListField(child=CaseSerializer(), max_length=MAX_CASES)
+
+
+class SuggestSerializer(serializers.Serializer):
+    phrase = StrictBooleanField(required=False, default=True,
+                                help_text="Ask the model to rephrase the inputs (not done yet: "
+                                          "phrased is always \"conditions\").")
+    revision = StrictIntegerField(min_value=0, max_value=2**31 - 1, required=False,
+                                  allow_null=True, default=None,
+                                  help_text="The fixtures revision; needed with save.")
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # `save` is the body's name for it, and also Serializer.save: add it by name.
+        fields = super().get_fields()
+        fields["save"] = StrictBooleanField(required=False, default=False,
+                                            help_text="Store the proposals whose name is free.")
+        return fields
