@@ -14,6 +14,7 @@ from datetime import timedelta
 from typing import Literal
 
 from django.contrib.auth.models import User
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from approvals.models import ApprovalRequest
@@ -71,6 +72,14 @@ def refresh_expiry(approval: ApprovalRequest) -> ApprovalRequest:
         )
         approval.refresh_from_db()
     return approval
+
+
+def expire_overdue(rows: QuerySet[ApprovalRequest] | None = None) -> int:
+    """Store every pending request (of rows, default all) past its deadline as expired."""
+    found = ApprovalRequest.objects.all() if rows is None else rows
+    return found.filter(status=ApprovalRequest.Status.PENDING,
+                        expires_at__lte=timezone.now()).update(
+                            status=ApprovalRequest.Status.EXPIRED)
 
 
 def do_cancel_pending_approvals_of(runs: Sequence[Run]) -> int:
