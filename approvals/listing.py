@@ -7,6 +7,7 @@ stable while new requests arrive, which an offset would not.
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 from typing import Any
 
 from django.db.models import Q, QuerySet
@@ -21,15 +22,18 @@ PAGE_SIZE, MAX_PAGE_SIZE = 50, 200
 
 def list_approvals(user: AnyUser, query: dict[str, Any]) -> dict[str, Any]:
     """One page of the requests the query selects, and the cursor of the next page."""
-    rows = _visible(user, query.get("project_id"))
+    visible = _visible(user, query.get("project_id"))
     # Whatever the sweep has not reached yet is shown as it is: past its deadline.
-    expire_overdue(rows)
+    expire_overdue(visible)
+    rows = visible
     if query.get("status"):
         rows = rows.filter(status=query["status"])
     if query.get("run_id"):
         rows = rows.filter(run_id=query["run_id"])
     if query.get("before"):
-        rows = _after_cursor(rows, query["before"])
+        # Found among all the caller sees: a request decided (or expired) since the last
+        # page left a ?status=pending list, but it still marks where that page ended.
+        rows = _after_cursor(rows, _cursor(visible, query["before"]), query["before"])
     limit: int = query["limit"]
     page = list(rows.select_related("run__design", "decided_by")[: limit + 1])
     more = len(page) > limit
@@ -55,9 +59,13 @@ def _visible(user: AnyUser, project_id: int | None) -> QuerySet[ApprovalRequest]
     return rows.order_by("-created_at", "-id")
 
 
-def _after_cursor(rows: QuerySet[ApprovalRequest],
-                  before: uuid.UUID) -> QuerySet[ApprovalRequest]:
-    cursor = rows.filter(pk=before).values_list("created_at", flat=True).first()
-    if cursor is None:  # not one the caller may see with these filters: same message
+def _cursor(visible: QuerySet[ApprovalRequest], before: uuid.UUID) -> datetime:
+    created = visible.filter(pk=before).values_list("created_at", flat=True).first()
+    if created is None:  # not a request the caller may see: one message for all
         raise invalid_field("before", "Not a request of this list.")
-    return rows.filter(Q(created_at__lt=cursor) | Q(created_at=cursor, id__lt=before))
+    return created
+
+
+def _after_cursor(rows: QuerySet[ApprovalRequest], created: datetime,
+                  before: uuid.UUID) -> QuerySet[ApprovalRequest]:
+    return rows.filter(Q(created_at__lt=created) | Q(created_at=created, id__lt=before))

@@ -109,3 +109,18 @@ def test_it_does_not_take_another_tenants_request_as_a_cursor(
     theirs = pending(waiting_run(mallory, evil))
     response = api.client_for(alice).get(URL, {"before": str(theirs.pk)})
     api.assert_error(response, 400, "invalid_request")
+
+
+def test_it_keeps_paging_when_the_cursors_request_was_decided(api: Api, alice: User,
+                                                              acme: Project) -> None:
+    run = waiting_run(alice, acme)
+    made = [pending(run, node_id=f"n{i}") for i in range(3)]
+    client = api.client_for(alice)
+    first = client.get(URL, {"status": "pending", "limit": "1"}).json()
+    assert _ids(first) == [str(made[2].pk)]
+    # Someone decides the request the cursor names before the next page is read.
+    ApprovalRequest.objects.filter(pk=made[2].pk).update(status="approved")
+    second = client.get(URL, {"status": "pending", "limit": "5",
+                              "before": first["next_before"]})
+    assert second.status_code == 200, second.content
+    assert _ids(second.json()) == [str(made[1].pk), str(made[0].pk)]
