@@ -1,8 +1,10 @@
 """Approval actions: ``check_*`` validate and authorize, ``do_*`` write and audit.
 
-Expiry is lazy: nothing sweeps pending requests; whoever reads or decides one past
-its expires_at stores it as ``expired`` first (a conditional UPDATE, so a decision
-racing with expiry cannot both win).
+Expiry happens on time: the ``beat`` process sweeps pending requests past their
+expires_at every second (``approvals.tasks``), and whoever reads or decides one before
+the sweep does stores it as ``expired`` first. Each is a conditional UPDATE per request,
+so a decision racing with expiry cannot both win, and only the winner writes the
+``approval.expired`` audit event.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from datetime import timedelta
 from typing import Literal
 
 from django.contrib.auth.models import User
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from approvals.models import ApprovalRequest
@@ -64,20 +67,43 @@ def unknown_approval() -> APIError:
 
 def refresh_expiry(approval: ApprovalRequest) -> ApprovalRequest:
     """Store a pending request past its deadline as expired; returns it as stored."""
-    pending = ApprovalRequest.Status.PENDING
-    if approval.status == pending and approval.expires_at <= timezone.now():
-        ApprovalRequest.objects.filter(pk=approval.pk, status=pending).update(
-            status=ApprovalRequest.Status.EXPIRED
-        )
+    if approval.status == ApprovalRequest.Status.PENDING and approval.expires_at <= timezone.now():
+        _expire(approval)
         approval.refresh_from_db()
     return approval
 
 
+# Per sweep: a backlog (the sweep was down) is worked off a batch a second.
+EXPIRE_BATCH = 500
+
+
+def expire_overdue(rows: QuerySet[ApprovalRequest] | None = None) -> int:
+    """Store the pending requests (of rows, default all) past their deadline as expired,
+    oldest deadline first. Returns how many this call expired."""
+    found = ApprovalRequest.objects.all() if rows is None else rows
+    overdue = found.filter(status=ApprovalRequest.Status.PENDING,
+                           expires_at__lte=timezone.now()).order_by("expires_at")
+    return sum(_expire(a) for a in overdue.select_related("project")[:EXPIRE_BATCH])
+
+
+def _expire(approval: ApprovalRequest) -> bool:
+    """Expire one request if it is still pending; audit it if this call did."""
+    won = ApprovalRequest.objects.filter(
+        pk=approval.pk, status=ApprovalRequest.Status.PENDING, expires_at__lte=timezone.now()
+    ).update(status=ApprovalRequest.Status.EXPIRED)
+    if won:
+        audit.record("approval.expired", project=approval.project, target_type="approval",
+                     target_id=approval.pk, details={"run_id": str(approval.run_id or "")})
+    return bool(won)
+
+
 def do_cancel_pending_approvals_of(runs: Sequence[Run]) -> int:
-    """The runs ended (any way): their pending requests become cancelled. Returns how many."""
-    return ApprovalRequest.objects.filter(
-        run__in=runs, status=ApprovalRequest.Status.PENDING
-    ).update(status=ApprovalRequest.Status.CANCELLED)
+    """The runs ended (any way): their pending requests become cancelled — except those
+    already past their deadline, which expired first. Returns how many were cancelled."""
+    rows = ApprovalRequest.objects.filter(run__in=runs)
+    expire_overdue(rows)
+    return rows.filter(status=ApprovalRequest.Status.PENDING).update(
+        status=ApprovalRequest.Status.CANCELLED)
 
 
 def do_decide(user: User, approval: ApprovalRequest, decision: Decision,
@@ -97,5 +123,6 @@ def do_decide(user: User, approval: ApprovalRequest, decision: Decision,
                        {"status": approval.status})
     audit.record("approval.decided", project=approval.project, actor=user,
                  target_type="approval", target_id=approval.pk,
-                 details={"decision": decision, "run_id": str(approval.run_id or "")})
+                 details={"decision": decision, "comment": comment,
+                          "run_id": str(approval.run_id or "")})
     return approval

@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from approvals import actions
 from approvals import openapi as doc
 from approvals.serializers import NewApprovalSerializer
+from kionga.errors import forbidden
 from kionga.openapi import answers
 from kionga.request_body import parse
 from runs.run_auth import run_of, run_view
@@ -31,3 +32,9 @@ def approval(request: Request, approval_id: uuid.UUID) -> Response:
 @run_view(["GET"], exclude=True)
 def not_an_approval(request: Request, approval_id: str) -> Response:
     raise actions.unknown_approval()
+
+
+@run_view(["POST"], exclude=True)
+def no_decision(request: Request, approval_id: uuid.UUID) -> Response:
+    # Any request, the run's own included: people decide, on the public listener.
+    raise forbidden("A run cannot decide approval requests.")

@@ -5,10 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 from approvals.models import ApprovalRequest
-from kionga.openapi import STRING, obj
+from kionga.openapi import INTEGER, STRING, obj
 
 APPROVAL_STATUS: dict[str, Any] = {"enum": list(ApprovalRequest.Status.values)}
+NULLABLE_STRING: dict[str, Any] = {"type": ["string", "null"]}
 APPROVAL = obj(
-    {"id": STRING, "status": APPROVAL_STATUS, "comment": {"type": ["string", "null"]}},
-    {"expires_at": STRING, "node_id": STRING, "run_id": {"type": ["string", "null"]}},
+    {"id": STRING, "status": APPROVAL_STATUS, "comment": NULLABLE_STRING},
+    {"expires_at": STRING, "node_id": STRING, "run_id": NULLABLE_STRING},
 )
+LIST_ENTRY = obj({
+    "id": STRING, "project_id": INTEGER, "design_id": NULLABLE_STRING,
+    "design_name": NULLABLE_STRING, "run_id": NULLABLE_STRING, "node_id": STRING,
+    "message": STRING, "preview": STRING, "status": APPROVAL_STATUS,
+    "comment": NULLABLE_STRING, "decided_by": NULLABLE_STRING,
+    "decided_at": NULLABLE_STRING, "expires_at": STRING, "created_at": STRING,
+})
+APPROVAL_LIST = obj({"approvals": {"type": "array", "items": LIST_ENTRY},
+                     "next_before": NULLABLE_STRING})

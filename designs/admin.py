@@ -7,6 +7,7 @@ from typing import Any
 
 from django.contrib import admin
 from django.http import HttpRequest
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from designs.actions import graph_report
@@ -53,10 +54,20 @@ class DesignAdmin(admin.ModelAdmin):
     list_filter = ["project"]
     search_fields = ["name", "id"]
     readonly_fields = ["id", "revision", "created_by", "created_at", "updated_at",
-                       "validation_issues", "current_graph"]
+                       "validation_issues", "current_graph", "runs_link"]
     fields = ["id", "project", "name", "description", "require_evaluation", "revision",
-              "created_by", "created_at", "updated_at", "validation_issues", "current_graph"]
+              "created_by", "created_at", "updated_at", "runs_link", "validation_issues",
+              "current_graph"]
     inlines = [RevisionInline, VersionInline]
+
+    @admin.display(description="Runs")
+    def runs_link(self, design: Design) -> str:
+        # By URL: the runs app sits above designs and registers its own page.
+        if design.pk is None:
+            return "-"
+        url = reverse("admin:runs_run_changelist")
+        return format_html('<a href="{}?design__id__exact={}">Runs of this design</a>',
+                           url, design.pk)
 
     @admin.display(description="Validation issues")
     def validation_issues(self, design: Design) -> str:

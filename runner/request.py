@@ -51,7 +51,8 @@ class RunRequest:
     # the pause before a retry, and how often a pending approval is polled.
     node_timeouts: dict[str, float] = field(default_factory=dict)
     retry_delay_seconds: float = 0.2
-    approval_poll_seconds: float = 1.0
+    # Half a second: a decision reaches the run (approval.resolved) within a second.
+    approval_poll_seconds: float = 0.5
 
 
 @dataclass

@@ -32,6 +32,8 @@ OPERATIONS = [
     ("/api/v1/agent-designs/{design_id}/runs/{run_id}/events", "GET"),
     ("/api/v1/agent-designs/{design_id}/runs/{run_id}/cancel", "POST"),
     ("/api/v1/agent-approvals/{approval_id}/decision", "POST"),
+    ("/api/v1/agent-approvals", "GET"),
+    ("/api/v1/agent-approvals", "POST"),
 ]
 
 

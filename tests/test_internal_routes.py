@@ -53,14 +53,16 @@ def test_it_does_not_route_anything_else(
     api.assert_error(getattr(run_client(raw), method)(BASE + path), 404, "not_found")
 
 
-def test_it_has_no_approval_decision_route(api: Api, carol: User, acme: Project) -> None:
+def test_it_refuses_a_run_deciding_its_own_request(api: Api, carol: User,
+                                                   acme: Project) -> None:
+    # Issue 11: a run credential on the decision route is 403 on both listeners.
     run, raw = start_run(carol, acme)
     created = run_client(raw).post(BASE + "agent-approvals", {
         "node_id": "ask", "message": "Ship it?", "timeout_seconds": 60})
     approval_id = created.json()["id"]
     decision = run_client(raw).post(BASE + f"agent-approvals/{approval_id}/decision",
                                     {"decision": "approve", "comment": "self-approved"})
-    api.assert_error(decision, 404, "not_found")
+    api.assert_error(decision, 403, "forbidden")
     assert ApprovalRequest.objects.get(pk=approval_id).status == "pending"
 
 

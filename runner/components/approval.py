@@ -1,9 +1,14 @@
 """approval: ask a person through the gateway and wait for the decision by polling.
 
 approve → `approved` with the incoming value; reject → `rejected` with the comment;
-no decision within timeout_seconds → `rejected` with reason `expired` (the gateway
-marks the request expired on its side too). If the run is cancelled while waiting,
-the gateway cancels the request when it revokes the run's credential.
+no decision within timeout_seconds → `rejected` with reason `expired`. The gateway's
+clock decides: it stores the request as expired at its deadline (a sweep each second,
+and on this node's next poll), so past its own deadline the node keeps asking for a
+short grace and takes the gateway's answer — a decision the gateway accepted just in
+time wins, and the request never stays pending behind an expired run step. Only when
+the gateway cannot say within the grace does the node expire on its own. If the run
+is cancelled while waiting, the gateway cancels the request when it revokes the run's
+credential.
 """
 
 from __future__ import annotations
@@ -22,6 +27,9 @@ from runner.failures import NodeFailure
 # Seconds per "second" of timeout_seconds; tests shrink it to exercise expiry.
 SECOND = 1.0
 DEFAULT_MESSAGE = "Approve this step?"
+# How long past its deadline the node waits for the gateway's verdict (in SECONDs);
+# timeout_seconds ≤ 290 plus this stays inside the kind's 300 s node timeout.
+GRACE_SECONDS = 5
 
 
 @implements("approval")
@@ -52,13 +60,17 @@ async def run_approval(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOut
 
 async def _wait(ctx: NodeContext, approval_id: str, deadline: float) -> tuple[str, str]:
     poll = max(ctx.run.request.approval_poll_seconds, 0.001)
+    give_up = deadline + GRACE_SECONDS * SECOND
     while True:
         answer = await ctx.run.resources.get_approval(approval_id)
         status = answer.get("status")
         if status in ("approved", "rejected", "expired", "cancelled"):
             comment = answer.get("comment")
             return str(status), comment if isinstance(comment, str) else ""
-        left = deadline - time.monotonic()
-        if left <= 0:
+        now = time.monotonic()
+        if now >= give_up:
             return "expired", ""
-        await asyncio.sleep(min(poll, left))
+        # Before the deadline, wake at it at the latest: the gateway expires the request
+        # on that poll. Both waits are positive here.
+        wake = deadline if now < deadline else give_up
+        await asyncio.sleep(min(poll, wake - now))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ from engine_kit import graph, run_async
 
 from runner.components import approval
 from runner.inmemory_resources import InMemoryResources
+from runner.request import RunRequest
 
 
 def approval_graph(config: dict[str, str] | None = None) -> dict[str, Any]:
@@ -75,3 +77,40 @@ def test_it_sends_the_redacted_message_and_preview() -> None:
     created = resources.calls[0]
     assert created == ("agent-approvals", {"node_id": "ok", "message": "Refund order 9?",
                                            "preview": "order 9", "timeout_seconds": 120})
+
+
+class LateGateway(InMemoryResources):
+    """A gateway whose clock runs behind the runner's: it reports a decision it accepted
+    only after the node's own deadline has passed."""
+
+    def __init__(self, decide_after: float) -> None:
+        super().__init__()
+        self.decide_after = decide_after
+        self.created = 0.0
+
+    async def create_approval(self, node_id: str, message: str, preview: str,
+                              timeout_seconds: int) -> dict[str, Any]:
+        created = await super().create_approval(node_id, message, preview, timeout_seconds)
+        self.created = time.monotonic()
+        return created
+
+    async def get_approval(self, approval_id: str) -> dict[str, Any]:
+        if time.monotonic() - self.created >= self.decide_after:
+            self.decide(approval_id, "approve")
+        return await super().get_approval(approval_id)
+
+
+def test_it_takes_the_gateways_verdict_past_its_own_deadline(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(approval, "SECOND", 0.005)  # timeout_seconds 10 → 50 ms
+    monkeypatch.setattr(approval, "GRACE_SECONDS", 1000)  # → 5 s of grace at most
+    resources = LateGateway(decide_after=0.08)  # 30 ms after the node's deadline
+    done = asyncio.run(run_async(approval_graph({"timeout_seconds": "10"}), "x",
+                                 resources=resources))
+    assert done.completed("ok")["port"] == "approved"
+    assert done.one("approval.resolved", "ok")["reason"] == "approved"
+
+
+def test_it_polls_often_enough_for_a_decision_to_arrive_within_a_second() -> None:
+    # A decision reaches the run at the next poll: one interval plus one request.
+    assert RunRequest(graph={}).approval_poll_seconds <= 0.5

@@ -1,0 +1,137 @@
+"""Admin for ops staff: runs with their input, output, error, usage and event timeline.
+
+Read-only: a run is a record of what happened; its events are shown on its page, not
+editable anywhere. Approvals are linked by URL (the approvals app sits above runs).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.dateparse import parse_datetime
+from django.utils.html import format_html, format_html_join
+
+from kionga.admin import ReadOnlyAdmin
+from runs.models import Run, RunEvent
+
+PREVIEW_CHARS = 200
+
+
+class FailureReasonFilter(admin.SimpleListFilter):
+    """The error code of failed runs, as stored (runner failures and the gateway's own)."""
+
+    title = "failure reason"
+    parameter_name = "failure"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        codes = (Run.objects.filter(status=Run.Status.FAILED, error__code__isnull=False)
+                 .values_list("error__code", flat=True).distinct())
+        return [(str(code), str(code)) for code in sorted({str(c) for c in codes})]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Run]) -> QuerySet[Run]:
+        if self.value():
+            return queryset.filter(status=Run.Status.FAILED, error__code=self.value())
+        return queryset
+
+
+class VersionFilter(admin.SimpleListFilter):
+    """Design runs (a revision) or runs of a published version, and which one."""
+
+    title = "version"
+    parameter_name = "version"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        versions = Run.objects.exclude(version_id="").values_list("version_id", flat=True)
+        return [("none", "design revision"),
+                *((v, v) for v in sorted(set(versions.distinct())))]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Run]) -> QuerySet[Run]:
+        value = self.value()
+        if value == "none":
+            return queryset.filter(version_id="")
+        if value:
+            return queryset.filter(version_id=value)
+        return queryset
+
+
+@admin.register(Run)
+class RunAdmin(ReadOnlyAdmin):
+    list_display = ["id", "created_at", "project", "design", "status", "failure_reason",
+                    "version_id", "tokens"]
+    list_filter = ["project", ("design", admin.RelatedOnlyFieldListFilter), "status",
+                   FailureReasonFilter, VersionFilter, "created_at"]
+    search_fields = ["id"]  # a run ID, whole or in part
+    date_hierarchy = "created_at"
+    list_select_related = ["project", "design"]
+    fields = ["id", "project", "design", "revision", "version_id", "content_sha256",
+              "status", "created_by", "created_at", "started_at", "finished_at",
+              "input", "output", "error_json", "usage", "approvals", "timeline",
+              "session_id", "allow_side_effects", "stop_after", "resources"]
+    readonly_fields = ["failure_reason", "error_json", "usage", "approvals", "timeline"]
+
+    @admin.display(description="Failure reason")
+    def failure_reason(self, run: Run) -> str:
+        return str(run.error.get("code", "")) if isinstance(run.error, dict) else ""
+
+    @admin.display(description="Error")
+    def error_json(self, run: Run) -> str:
+        if run.error is None:
+            return "-"
+        text = json.dumps(run.error, indent=2, ensure_ascii=False)
+        return format_html("<pre>{}</pre>", text)
+
+    @admin.display(description="Usage")
+    def usage(self, run: Run) -> str:
+        return f"{run.tokens} tokens, cost {run.cost}"
+
+    @admin.display(description="Approvals")
+    def approvals(self, run: Run) -> str:
+        url = reverse("admin:approvals_approvalrequest_changelist")
+        return format_html('<a href="{}?run__id__exact={}">Approval requests of this run</a>',
+                           url, run.pk)
+
+    @admin.display(description="Event timeline")
+    def timeline(self, run: Run) -> str:
+        events = list(RunEvent.objects.filter(run=run).order_by("seq"))
+        if not events:
+            return "No events stored."
+        start = _at(events[0]) or run.created_at
+        rows = format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+                                "<td>{}</td></tr>",
+                                ((e.seq, e.type, _node(e), _since(e, start), _preview(e))
+                                 for e in events))
+        return format_html('<table><thead><tr><th>seq</th><th>type</th><th>node</th>'
+                           '<th>since start</th><th>preview</th></tr></thead>'
+                           '<tbody>{}</tbody></table>', rows)
+
+
+def _at(event: RunEvent) -> datetime | None:
+    at = event.data.get("at") if isinstance(event.data, dict) else None
+    return parse_datetime(at) if isinstance(at, str) else None
+
+
+def _node(event: RunEvent) -> str:
+    node = event.data.get("node_id") if isinstance(event.data, dict) else None
+    return str(node) if node else ""
+
+
+def _since(event: RunEvent, start: datetime) -> str:
+    at = _at(event)
+    return f"+{(at - start).total_seconds():.3f} s" if at is not None else ""
+
+
+def _preview(event: RunEvent) -> str:
+    """What the event says, short: its preview, else its error's message or its output."""
+    data = event.data if isinstance(event.data, dict) else {}
+    error = data.get("error")
+    for value in (data.get("preview"), error.get("message") if isinstance(error, dict)
+                  else None, data.get("output"), data.get("reason")):
+        if isinstance(value, str) and value:
+            return value[:PREVIEW_CHARS]
+    return ""

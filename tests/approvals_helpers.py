@@ -1,0 +1,24 @@
+"""Approval requests for tests: a waiting run of a design and its pending request."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.contrib.auth.models import User
+from django.utils import timezone
+
+from approvals.models import ApprovalRequest
+from kionga.models import Project
+from runs.models import Run
+from tests.designs_helpers import make_design
+
+
+def waiting_run(user: User, project: Project) -> Run:
+    return Run.objects.create(project=project, design=make_design(user, project), revision=1,
+                              content_sha256="x" * 64, created_by=user, status="waiting")
+
+
+def pending(run: Run, seconds: int = 60, node_id: str = "gate") -> ApprovalRequest:
+    return ApprovalRequest.objects.create(
+        project=run.project, run=run, node_id=node_id, message="Send it?",
+        preview="refund 40 EUR", expires_at=timezone.now() + timedelta(seconds=seconds))
