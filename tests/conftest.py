@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.test import Client
 from rest_framework.test import APIClient
 
 from kionga.models import Membership, Project, Role
@@ -116,6 +117,15 @@ def mallory(evil: Project) -> User:
 @pytest.fixture
 def charlie(db: None) -> User:
     return make_member("charlie", None)
+
+
+@pytest.fixture
+def staff(db: None) -> Client:
+    """A Django test client signed in as ``ops``, a superuser of the admin (ops staff)."""
+    client = Client()
+    # force_login: login() authenticates without a request, which django-axes refuses.
+    client.force_login(User.objects.create_superuser("ops", "ops@example.com", "ops-password"))
+    return client
 
 
 @pytest.hookimpl(hookwrapper=True)

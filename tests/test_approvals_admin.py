@@ -10,28 +10,21 @@ from kionga.models import Project
 from tests.internal_helpers import start_run
 
 
-def staff_client() -> Client:
-    client = Client()
-    client.force_login(User.objects.create_superuser("ops", "ops@example.com", "ops-password"))
-    return client
-
-
-def test_it_lists_approval_requests(carol: User, acme: Project) -> None:
+def test_it_lists_approval_requests(carol: User, acme: Project, staff: Client) -> None:
     run, _ = start_run(carol, acme)
     do_request_approval(run, NewApproval("ask-node", "Refund?", "", 60))
-    response = staff_client().get("/admin/approvals/approvalrequest/")
+    response = staff.get("/admin/approvals/approvalrequest/")
     assert response.status_code == 200
     assert b"ask-node" in response.content
 
 
-def test_it_shows_a_request_read_only(carol: User, acme: Project) -> None:
+def test_it_shows_a_request_read_only(carol: User, acme: Project, staff: Client) -> None:
     run, _ = start_run(carol, acme)
     approval = do_request_approval(run, NewApproval("ask-node", "Refund?", "", 60))
-    client = staff_client()
-    page = client.get(f"/admin/approvals/approvalrequest/{approval.pk}/change/")
+    page = staff.get(f"/admin/approvals/approvalrequest/{approval.pk}/change/")
     assert page.status_code == 200 and b"Refund?" in page.content
     assert b'name="_save"' not in page.content
-    assert client.get("/admin/approvals/approvalrequest/add/").status_code == 403
-    deleted = client.post(f"/admin/approvals/approvalrequest/{approval.pk}/delete/",
+    assert staff.get("/admin/approvals/approvalrequest/add/").status_code == 403
+    deleted = staff.post(f"/admin/approvals/approvalrequest/{approval.pk}/delete/",
                           {"post": "yes"})
     assert deleted.status_code == 403

@@ -2,22 +2,11 @@
 
 from typing import Any
 
-import pytest
-from django.contrib.auth.models import User
 from django.test import Client
 
 from designs.actions import do_create_design
 from kionga.resource_models import ApiConnection, ModelEndpoint
 from tests.designs_helpers import assistant_graph
-
-
-@pytest.fixture
-def staff(db: None) -> Client:
-    ops = User.objects.create_superuser("ops", "ops@example.com", "ops-password")
-    client = Client()
-    # force_login: login() authenticates without a request, which django-axes refuses.
-    client.force_login(ops)
-    return client
 
 
 def test_it_shows_issues_and_the_graph_on_the_design_page(staff: Client, alice: Any,

@@ -2,21 +2,11 @@
 
 from typing import Any
 
-import pytest
-from django.contrib.auth.models import User
 from django.test import Client
 
 from designs.models import Version
 from tests.designs_helpers import make_design
 from tests.versions_helpers import publish
-
-
-@pytest.fixture
-def staff(db: None) -> Client:
-    ops = User.objects.create_superuser("ops", "ops@example.com", "ops-password")
-    client = Client()
-    client.force_login(ops)
-    return client
 
 
 def test_it_shows_versions_on_the_design_and_the_artifact_read_only(

@@ -5,18 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
 from django.test import Client
 
 from kionga.resource_models import ApiConnection, Function, ModelEndpoint
-
-
-@pytest.fixture
-def staff(db: None) -> Client:
-    ops = User.objects.create_superuser("ops", "ops@example.com", "ops-password")
-    client = Client()
-    client.force_login(ops)  # login() authenticates without a request: axes refuses it
-    return client
 
 
 @pytest.mark.parametrize(("page", "model", "field", "form"), [

@@ -16,12 +16,6 @@ from tests.approvals_helpers import pending, waiting_run
 RUNS = "/admin/runs/run/"
 
 
-def staff_client() -> Client:
-    client = Client()
-    client.force_login(User.objects.create_superuser("ops", "ops@example.com", "ops-password"))
-    return client
-
-
 def failed_run(user: User, project: Project, code: str) -> Run:
     run = waiting_run(user, project)
     Run.objects.filter(pk=run.pk).update(status="failed",
@@ -36,25 +30,25 @@ def _listed(client: Client, query: str) -> set[str]:
 
 
 def test_it_filters_and_searches_runs(alice: User, acme: Project, mallory: User,
-                                      evil: Project) -> None:
+                                      evil: Project, staff: Client) -> None:
     lost, broken = failed_run(alice, acme, "runner_lost"), failed_run(alice, acme, "timeout")
     waiting = waiting_run(alice, acme)
     theirs = waiting_run(mallory, evil)
     Run.objects.filter(pk=theirs.pk).update(version_id="v-123")
-    client = staff_client()
-    assert _listed(client, "") == {str(r.pk) for r in (lost, broken, waiting, theirs)}
-    assert _listed(client, f"?project__id__exact={evil.pk}") == {str(theirs.pk)}
-    assert _listed(client, f"?design__id__exact={waiting.design_id}") == {str(waiting.pk)}
-    assert _listed(client, "?status__exact=waiting") == {str(waiting.pk), str(theirs.pk)}
-    assert _listed(client, "?failure=runner_lost") == {str(lost.pk)}
-    assert _listed(client, "?version=v-123") == {str(theirs.pk)}
-    assert _listed(client, "?version=none") == {str(r.pk) for r in (lost, broken, waiting)}
-    assert _listed(client, f"?created_at__year={lost.created_at.year}") == _listed(client, "")
-    assert _listed(client, "?created_at__year=2000") == set()
-    assert _listed(client, f"?q={str(broken.pk)[:13]}") == {str(broken.pk)}
+    assert _listed(staff, "") == {str(r.pk) for r in (lost, broken, waiting, theirs)}
+    assert _listed(staff, f"?project__id__exact={evil.pk}") == {str(theirs.pk)}
+    assert _listed(staff, f"?design__id__exact={waiting.design_id}") == {str(waiting.pk)}
+    assert _listed(staff, "?status__exact=waiting") == {str(waiting.pk), str(theirs.pk)}
+    assert _listed(staff, "?failure=runner_lost") == {str(lost.pk)}
+    assert _listed(staff, "?version=v-123") == {str(theirs.pk)}
+    assert _listed(staff, "?version=none") == {str(r.pk) for r in (lost, broken, waiting)}
+    assert _listed(staff, f"?created_at__year={lost.created_at.year}") == _listed(staff, "")
+    assert _listed(staff, "?created_at__year=2000") == set()
+    assert _listed(staff, f"?q={str(broken.pk)[:13]}") == {str(broken.pk)}
 
 
-def test_it_shows_a_run_with_its_timeline_read_only(alice: User, acme: Project) -> None:
+def test_it_shows_a_run_with_its_timeline_read_only(alice: User, acme: Project,
+                                                    staff: Client) -> None:
     run = failed_run(alice, acme, "node_error")
     Run.objects.filter(pk=run.pk).update(input="the question", output=None, tokens=42)
     timeline: list[tuple[int, str, dict[str, Any]]] = [
@@ -67,8 +61,7 @@ def test_it_shows_a_run_with_its_timeline_read_only(alice: User, acme: Project) 
     for seq, kind, data in timeline:
         RunEvent.objects.create(run=run, seq=seq, type=kind, data={"type": kind, **data})
     approval = pending(run)
-    client = staff_client()
-    page = client.get(f"{RUNS}{run.pk}/change/")
+    page = staff.get(f"{RUNS}{run.pk}/change/")
     assert page.status_code == 200
     html = page.content.decode()
     for text in ("the question", "It broke.", "42 tokens", "node.completed", "draft",
@@ -76,13 +69,13 @@ def test_it_shows_a_run_with_its_timeline_read_only(alice: User, acme: Project) 
                  f"/admin/approvals/approvalrequest/?run__id__exact={run.pk}"):
         assert text in html, text
     assert 'name="_save"' not in html
-    assert client.get(f"{RUNS}add/").status_code == 403
-    assert client.post(f"{RUNS}{run.pk}/delete/", {"post": "yes"}).status_code == 403
-    linked = client.get(f"/admin/approvals/approvalrequest/?run__id__exact={run.pk}")
+    assert staff.get(f"{RUNS}add/").status_code == 403
+    assert staff.post(f"{RUNS}{run.pk}/delete/", {"post": "yes"}).status_code == 403
+    linked = staff.get(f"/admin/approvals/approvalrequest/?run__id__exact={run.pk}")
     assert linked.status_code == 200 and str(approval.pk) in linked.content.decode()
 
 
-def test_it_links_a_design_to_its_runs(alice: User, acme: Project) -> None:
+def test_it_links_a_design_to_its_runs(alice: User, acme: Project, staff: Client) -> None:
     run = waiting_run(alice, acme)
-    page = staff_client().get(f"/admin/designs/design/{run.design_id}/change/")
+    page = staff.get(f"/admin/designs/design/{run.design_id}/change/")
     assert f"/admin/runs/run/?design__id__exact={run.design_id}" in page.content.decode()
