@@ -10,8 +10,8 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from designs.actions import graph_report
 from designs.models import Design, DesignRevision, Version
+from designs.validation import revision_report
 from kionga.admin import ReadOnlyAdmin
 
 
@@ -73,7 +73,7 @@ class DesignAdmin(admin.ModelAdmin):
     def validation_issues(self, design: Design) -> str:
         if design.pk is None:
             return "-"
-        report = graph_report(design.current().graph, design.project)
+        report = revision_report(design.current(), design.project)
         if not report.issues:
             return "No issues: runnable."
         rows = format_html_join(
@@ -87,7 +87,7 @@ class DesignAdmin(admin.ModelAdmin):
     def current_graph(self, design: Design) -> str:
         if design.pk is None:
             return "-"
-        report = graph_report(design.current().graph, design.project)
+        report = revision_report(design.current(), design.project)
         return pretty_json(report.graph if report.graph is not None else design.current().graph)
 
 

@@ -19,12 +19,11 @@ from django.db.models import Max
 
 from contracts.registry import REGISTRY_VERSION
 from contracts.schemas import schema_errors
-from designs.actions import graph_report
 from designs.models import Design, DesignRevision, Version
 from designs.quality_gate import check_quality_gate
+from designs.validation import check_runnable_revision
 from designs.versions import reached_versions
 from kionga import audit
-from kionga.errors import APIError
 
 RUNTIME_MODULE: Final = "agents.native_graph:build_native"
 MAX_NOTES_CHARS: Final = 10_000
@@ -44,14 +43,8 @@ class ArtifactInvalid(RuntimeError):
 def do_publish(user: User, design: Design, request: PublishRequest) -> tuple[Version, bool]:
     """(the version, True when it is new). 404 for a missing revision, 422 for one with
     validation errors, 409 quality_gate when a required evaluation is missing."""
-    stored = design.revisions.filter(number=request.revision).first()
-    if stored is None:
-        raise APIError(404, "not_found",
-                       f"Revision {request.revision} of this design does not exist.")
-    report = graph_report(stored.graph, design.project)
-    if not report.runnable or report.graph is None or report.content_sha256 is None:
-        raise APIError(422, "validation_failed", "The revision has validation errors.",
-                       {"issues": [i.to_dict() for i in report.issues]})
+    stored, report = check_runnable_revision(design, request.revision)
+    assert report.graph is not None and report.content_sha256 is not None
     evaluation = check_quality_gate(design, report.content_sha256, request.evaluation_id)
     with transaction.atomic():
         # The lock serializes publishes of this design (numbering and dedup below).

@@ -20,8 +20,9 @@ from typing import Any, Final
 import contracts
 from contracts.issues import Issue
 from contracts.validate import Report, ResourceRef, validate_graph, with_resources
-from designs.models import DesignRevision
+from designs.models import Design, DesignRevision
 from designs.resource_check import ProjectResources
+from kionga.errors import APIError
 from kionga.models import Project
 
 
@@ -43,6 +44,22 @@ def revision_report(revision: DesignRevision, project: Project) -> Report:
         revision.validation = _to_cache(report, revision.graph)
         DesignRevision.objects.filter(pk=revision.pk).update(validation=revision.validation)
     return with_resources(report, ProjectResources(project))
+
+
+def check_runnable_revision(design: Design,
+                            number: int | None) -> tuple[DesignRevision, Report]:
+    """A stored revision (the latest when `number` is None) that can run or be published,
+    with its report (graph and hash set): 404 when there is no such revision, 422
+    validation_failed with the issues when it has errors."""
+    number = number or design.revision
+    stored = design.revisions.filter(number=number).first()
+    if stored is None:
+        raise APIError(404, "not_found", f"Revision {number} of this design does not exist.")
+    report = revision_report(stored, design.project)
+    if not report.runnable or report.graph is None or report.content_sha256 is None:
+        raise APIError(422, "validation_failed", "The graph has validation errors.",
+                       {"issues": [i.to_dict() for i in report.issues]})
+    return stored, report
 
 
 def _to_cache(report: Report, graph: Any) -> dict[str, Any]:

@@ -11,11 +11,11 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from contracts.hashing import canonical_json
-from designs.actions import graph_report
 from designs.models import Design
+from designs.validation import check_runnable_revision
 from kionga import audit
 from kionga.celery import app as celery_app
-from kionga.errors import APIError, invalid_field
+from kionga.errors import invalid_field
 from runs import dispatch, quota
 from runs.credentials import issue_credential
 from runs.models import Run
@@ -47,16 +47,10 @@ class StartRequest:
 
 
 def check_runnable_graph(design: Design, revision: int | None) -> tuple[int, dict[str, Any], str]:
-    """The normalized graph and hash of the revision to run, or 422 validation_failed."""
-    number = revision or design.revision
-    stored = design.revisions.filter(number=number).first()
-    if stored is None:
-        raise APIError(404, "not_found", f"Revision {number} of this design does not exist.")
-    report = graph_report(stored.graph, design.project)
-    if not report.runnable or report.graph is None or report.content_sha256 is None:
-        raise APIError(422, "validation_failed", "The graph has validation errors.",
-                       {"issues": [i.to_dict() for i in report.issues]})
-    return number, report.graph, report.content_sha256
+    """The normalized graph and hash of the revision to run, or 404/422."""
+    stored, report = check_runnable_revision(design, revision)
+    assert report.graph is not None and report.content_sha256 is not None
+    return stored.number, report.graph, report.content_sha256
 
 
 def check_stop_after(graph: dict[str, Any], stop_after: str | None) -> None:
