@@ -17,6 +17,7 @@ urlpatterns = [
                                                    template_name="kionga/redoc.html"),
          name="docs"),
     path("healthz", views.healthz, name="healthz"),
+    path("favicon.ico", views.favicon, name="favicon"),
 ]
 
 if settings.KIONGA_SERVE_STATIC:

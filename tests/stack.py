@@ -71,6 +71,8 @@ class Stack:
             # Benchmarks drive one user far past a person's rate.
             KIONGA_THROTTLE_USER="1000000/minute",
             PYTHONUNBUFFERED="1",
+            # Browser tests load the admin's and the UIs' assets from the gateway itself.
+            KIONGA_SERVE_STATIC="1",
         )
         return env
 

@@ -1,0 +1,108 @@
+"""Headless Chromium for browser tests: Playwright driving the system's ``chromium``.
+
+bin/test installs Debian's ``chromium`` when it is missing; Playwright never downloads a
+browser of its own (``executable_path`` points at the system one). Pages are served by the
+session's live stack (tests/e2e/conftest.py), signed in through the admin's login form.
+Screenshots go to ``tests/artifacts/`` (git-ignored) for a reviewer to look at.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, ConsoleMessage, Page, Response, sync_playwright
+
+from tests.stack import Stack
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+# The flags the machine notes prescribe: no sandbox as root, and no background
+# networking (the closed network refuses it, noisily, at every start).
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--disable-dev-shm-usage"]
+
+# Playwright's sync API keeps an event loop in the main thread; the tests' own ORM calls
+# (creating users, reading runs) are plain synchronous code, not async views.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+def chromium_path() -> str:
+    path = os.environ.get("KIONGA_CHROMIUM") or shutil.which("chromium") \
+        or shutil.which("chromium-browser")
+    if not path:
+        pytest.fail("no system chromium: bin/test installs Debian's chromium package")
+    return path
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium_path(), headless=True,
+                                              args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+class BrowserPage:
+    """One browser tab on the stack, collecting console errors and saving screenshots."""
+
+    def __init__(self, page: Page, stack: Stack) -> None:
+        self.page = page
+        self.stack = stack
+        self.console_errors: list[str] = []
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self.console_errors.append(str(error)))
+        page.on("response", self._response)
+
+    def _console(self, message: ConsoleMessage) -> None:
+        if message.type == "error":
+            self.console_errors.append(message.text)
+
+    def _response(self, response: Response) -> None:
+        # The console says only "404"; name the resource so a failure is readable.
+        if response.status >= 400:
+            self.console_errors.append(f"{response.status} {response.url}")
+
+    def url(self, path: str) -> str:
+        return f"{self.stack.base_url}{path}"
+
+    def goto(self, path: str) -> None:
+        response = self.page.goto(self.url(path))
+        assert response is not None and response.status < 400, (path, response and response.status)
+
+    def sign_in(self, username: str, password: str, next_path: str = "/admin/") -> None:
+        """Sign in through the admin's login form (the Django session every UI shares)."""
+        self.page.goto(self.url(f"/admin/login/?next={next_path}"))
+        self.page.get_by_label("Username").fill(username)
+        self.page.get_by_label("Password").fill(password)
+        self.page.get_by_role("button", name="Log in").click()
+        self.page.wait_for_load_state()
+
+    def screenshot(self, name: str) -> Path:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        path = ARTIFACTS / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=True)
+        return path
+
+
+@pytest.fixture
+def tab(browser: Browser, stack: Stack) -> Iterator[BrowserPage]:
+    """A fresh browser context (own cookies) at the desktop size the product targets."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(15_000)
+    yield BrowserPage(context.new_page(), stack)
+    context.close()
+
+
+@pytest.fixture
+def phone_tab(browser: Browser, stack: Stack) -> Iterator[BrowserPage]:
+    """A phone-width tab (390×844, touch) for the pages people use on the move."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
+                                  is_mobile=True)
+    context.set_default_timeout(15_000)
+    yield BrowserPage(context.new_page(), stack)
+    context.close()
