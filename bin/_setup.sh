@@ -20,6 +20,10 @@ ensure_venv() {
         "$PY" -m pip install --disable-pip-version-check -q -r requirements.txt
         echo "$want" > .venv/.requirements.sha256
     fi
+    # The `kionga` command (pyproject's [project.scripts]); no dependencies, quick.
+    if [ ! -x .venv/bin/kionga ]; then
+        "$PY" -m pip install --disable-pip-version-check -q --no-deps --no-build-isolation -e .
+    fi
 }
 
 # wait_until SECONDS DESCRIPTION COMMAND...: poll COMMAND every 0.2 s.
