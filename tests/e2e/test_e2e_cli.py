@@ -4,9 +4,11 @@ that follows its JSON Schema, and each exit code comes from a real situation."""
 from __future__ import annotations
 
 import uuid
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from runs.models import Run
@@ -14,6 +16,7 @@ from tests.conftest import Api
 from tests.e2e.cli_kit import Kionga, assistant_graph, graph_file
 from tests.e2e.conftest import Http
 from tests.e2e.helpers import approval_graph, wait_for
+from tests.loopback import serving
 from tests.stack import Stack, free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -123,3 +126,48 @@ def test_each_failure_has_its_exit_code(stack: Stack, api: Api, alice: Any, caro
     error = kionga("runs", "cancel", waiting[1], "--design", design_id, code=8)["error"]
     assert error["code"] == "RUN_NOT_ACTIVE"
 
+
+
+def test_a_followed_stream_resumes_after_a_dropped_line(stack: Stack, api: Api,
+                                                        alice: Any) -> None:
+    """A real proxy between the CLI and the gateway cuts the first event stream after
+    three events; `runs events --follow` reconnects with Last-Event-ID and misses none."""
+    token = api.token_for(alice)
+    kionga = Kionga(stack, token)
+    design_id = kionga("designs", "create", "--template", "assistant")["data"]["design_id"]
+    run_id = kionga("run", design_id, "--input", "hi")["data"]["run_id"]
+    resumed_from: list[str | None] = []
+
+    class Proxy(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            headers = {k: v for k, v in self.headers.items()
+                       if k.lower() in ("authorization", "accept", "last-event-id")}
+            sse = "text/event-stream" in headers.get("Accept", "")
+            if sse:
+                resumed_from.append(self.headers.get("Last-Event-ID"))
+            with httpx.stream("GET", stack.base_url + self.path, headers=headers) as upstream:
+                self.send_response(upstream.status_code)
+                self.send_header("Content-Type", upstream.headers["content-type"])
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                frames = 0
+                for chunk in upstream.iter_bytes():
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                    frames += chunk.count(b"\nid: ") + chunk.startswith(b"id: ")
+                    if sse and len(resumed_from) == 1 and frames >= 3:
+                        self.wfile.flush()
+                        self.close_connection = True
+                        return  # cut mid-stream: no last chunk
+                self.wfile.write(b"0\r\n\r\n")
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    with serving(Proxy) as url:
+        followed = Kionga(stack, token, url=url)("runs", "events", run_id, "--design",
+                                                 design_id, "--follow")["data"]
+    assert len(resumed_from) == 2 and resumed_from[0] is None
+    assert resumed_from[1] is not None and int(resumed_from[1]) >= 2
+    assert [e["seq"] for e in followed["events"]] == list(range(10))
