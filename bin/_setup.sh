@@ -21,8 +21,9 @@ ensure_venv() {
         echo "$want" > .venv/.requirements.sha256
     fi
     # The `kionga` command (pyproject's [project.scripts]); no dependencies, quick.
-    if [ ! -x .venv/bin/kionga ]; then
+    if [ ! -x .venv/bin/kionga ] || [ "$(cat .venv/.kionga-root 2>/dev/null)" != "$ROOT" ]; then
         "$PY" -m pip install --disable-pip-version-check -q --no-deps --no-build-isolation -e .
+        echo "$ROOT" > .venv/.kionga-root
     fi
 }
 

@@ -171,3 +171,26 @@ def test_a_followed_stream_resumes_after_a_dropped_line(stack: Stack, api: Api,
     assert len(resumed_from) == 2 and resumed_from[0] is None
     assert resumed_from[1] is not None and int(resumed_from[1]) >= 2
     assert [e["seq"] for e in followed["events"]] == list(range(10))
+
+
+def test_side_effects_need_both_flags(stack: Stack, api: Api, alice: Any,
+                                      tmp_path: Path) -> None:
+    kionga = Kionga(stack, api.token_for(alice))
+    counter = {"schema_version": 2, "nodes": [
+        {"id": "input", "kind": "input"},
+        {"id": "count", "kind": "tool", "config": {"tool": "word_count"}},
+        {"id": "output", "kind": "output"}],
+        "edges": [{"from": "input", "to": "count"}, {"from": "count", "to": "output"}]}
+    design_id = kionga("designs", "create", "--file",
+                       graph_file(tmp_path, counter))["data"]["design_id"]
+    plan = kionga("run", design_id, "--dry-run")
+    assert [e["node_id"] for e in plan["data"]["side_effects"]] == ["count"]
+    assert [w["code"] for w in plan["warnings"]] == ["side_effects"]
+    text = ["--input", "three little words"]
+    for flags in ([], ["--yes"], ["--allow-side-effects"]):  # no terminal: never asks
+        refused = kionga("run", design_id, *text, *flags, code=2)
+        assert refused["error"]["code"] == "CONFIRMATION_REQUIRED", flags
+    assert not Run.objects.exists()
+    done = kionga("run", design_id, *text, "--allow-side-effects", "--yes")
+    assert done["data"]["status"] == "completed" and "3" in done["data"]["output"]
+    assert done["warnings"] == plan["warnings"]
