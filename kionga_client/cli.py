@@ -46,7 +46,11 @@ class KiongaGroup(click.Group):
         try:
             code = super().main(argv, prog_name or "kionga", complete_var,
                                 standalone_mode=False, **extra)
-        except click.exceptions.Abort:
+        except click.exceptions.Abort:  # Ctrl+C outside a followed run
+            if "--json" in argv:
+                command = next((a for a in argv if not a.startswith("-")), "kionga")
+                click.echo(json.dumps(envelope.failure(command, KiongaError(
+                    "INTERRUPTED", "Interrupted."))))
             code = 130
         except click.ClickException as exc:
             command = next((a for a in argv if not a.startswith("-")), "kionga")
