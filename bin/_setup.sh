@@ -20,6 +20,11 @@ ensure_venv() {
         "$PY" -m pip install --disable-pip-version-check -q -r requirements.txt
         echo "$want" > .venv/.requirements.sha256
     fi
+    # The `kionga` command (pyproject's [project.scripts]); no dependencies, quick.
+    if [ ! -x .venv/bin/kionga ] || [ "$(cat .venv/.kionga-root 2>/dev/null)" != "$ROOT" ]; then
+        "$PY" -m pip install --disable-pip-version-check -q --no-deps --no-build-isolation -e .
+        echo "$ROOT" > .venv/.kionga-root
+    fi
 }
 
 # wait_until SECONDS DESCRIPTION COMMAND...: poll COMMAND every 0.2 s.

@@ -1,4 +1,5 @@
-"""runner/, contracts/ and agents/ stay pure Python: no Django, DRF, Channels or gateway apps.
+"""runner/, contracts/, agents/ and kionga_client/ stay pure Python: no Django, DRF,
+Channels or gateway apps.
 
 The runner holds no database credentials and must be testable alone, so
 importing the web stack there is a design error caught here, statically.
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PURE_PACKAGES = ["runner", "contracts", "agents"]
+PURE_PACKAGES = ["runner", "contracts", "agents", "kionga_client"]
 FORBIDDEN = {
     "django",
     "rest_framework",

@@ -1,0 +1,498 @@
+"""`kionga`: the command line of the agent interface. It only parses arguments and prints;
+every operation is in `kionga_client.operations`.
+
+`--json` prints exactly one `kionga/1` envelope on stdout; progress and logs go to stderr.
+It never asks for input without a terminal."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from kionga_client import envelope
+from kionga_client import operations as ops
+from kionga_client.errors import KiongaError
+from kionga_client.gateway import Gateway, Settings
+from kionga_client.guide import agent_guide
+
+Handler = Callable[..., ops.Result]
+
+
+class Out:
+    """Where a command prints: the envelope (JSON) or text for people."""
+
+    def __init__(self, as_json: bool) -> None:
+        self.as_json = as_json
+        self.out = Console(soft_wrap=True, highlight=False)
+        self.err = Console(stderr=True, soft_wrap=True, highlight=False)
+
+    def log(self, message: str, style: str | None = None) -> None:
+        self.err.print(message, style=style, markup=False)
+
+
+class KiongaGroup(click.Group):
+    """Turns click's own usage errors into a USAGE envelope (with --json) and exit 2."""
+
+    def main(self, args: Any = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True,
+             **extra: Any) -> NoReturn:
+        argv = list(sys.argv[1:] if args is None else args)
+        try:
+            code = super().main(argv, prog_name or "kionga", complete_var,
+                                standalone_mode=False, **extra)
+        except click.exceptions.Abort:  # Ctrl+C outside a followed run
+            if "--json" in argv:
+                command = next((a for a in argv if not a.startswith("-")), "kionga")
+                click.echo(json.dumps(envelope.failure(command, KiongaError(
+                    "INTERRUPTED", "Interrupted."))))
+            code = 130
+        except click.ClickException as exc:
+            command = next((a for a in argv if not a.startswith("-")), "kionga")
+            if "--json" in argv:
+                error = KiongaError("USAGE", exc.format_message())
+                click.echo(json.dumps(envelope.failure(command, error)))
+            else:
+                exc.show()
+            code = 2
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def common(command_name: str) -> Callable[[Handler], Callable[..., NoReturn]]:
+    """The options every command has, and the envelope around its result."""
+
+    def decorate(fn: Handler) -> Callable[..., NoReturn]:
+        def command(ctx: click.Context, as_json: bool, url: str | None, token: str | None,
+                    **kwargs: Any) -> NoReturn:
+            out = Out(as_json)
+            gw = Gateway(Settings.from_env(url, token))
+            try:
+                result = fn(gw=gw, out=out, **kwargs)
+            except KiongaError as error:
+                finish(ctx, out, command_name, error=error)
+            finally:
+                gw.close()
+            finish(ctx, out, command_name, result=result)
+
+        command.__name__, command.__doc__ = fn.__name__, fn.__doc__
+        options = [
+            click.option("--json", "as_json", is_flag=True,
+                         help="Print one kionga/1 JSON envelope on stdout."),
+            click.option("--url", envvar="KIONGA_URL", help="Gateway URL (KIONGA_URL)."),
+            click.option("--token", envvar="KIONGA_TOKEN", help="API token (KIONGA_TOKEN)."),
+        ]
+        decorated: Callable[..., NoReturn] = click.pass_context(command)
+        for option in options:
+            decorated = option(decorated)
+        return decorated
+
+    return decorate
+
+
+def finish(ctx: click.Context, out: Out, command: str, *, result: ops.Result | None = None,
+           error: KiongaError | None = None) -> NoReturn:
+    if out.as_json:
+        body = (envelope.failure(command, error) if error is not None
+                else envelope.success(command, result or ops.Result(None)))
+        click.echo(json.dumps(body, ensure_ascii=False))
+    elif error is not None:
+        out.err.print(f"error {error.code}: {error.message}", style="bold red", markup=False)
+        out.err.print(f"hint: {error.as_dict()['hint']}", style="yellow", markup=False)
+        if isinstance(error.data, dict) and error.data.get("issues"):
+            show_issues(out.err, error.data["issues"])
+    else:
+        assert result is not None
+        for warning in result.warnings:
+            out.err.print(f"warning {warning['code']}: {warning['message']}", style="yellow",
+                          markup=False)
+        show(out, command, result.data)
+    ctx.exit(error.exit_code if error is not None else 0)
+
+
+# --- human output --------------------------------------------------------------------------
+
+def table(out: Out, rows: list[dict[str, Any]], columns: list[str], title: str) -> None:
+    if not rows:
+        out.out.print(f"No {title}.")
+        return
+    grid = Table(title=title, title_justify="left")
+    for column in columns:
+        grid.add_column(column)
+    for row in rows:
+        grid.add_row(*[_cell(row.get(c)) for c in columns])
+    out.out.print(grid)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    text = value if isinstance(value, str) else json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def show_issues(console: Console, issues: list[dict[str, Any]]) -> None:
+    for issue in issues:
+        where = issue.get("node_id") or issue.get("path") or ""
+        console.print(f"  {issue.get('severity', '')} {issue.get('code')}"
+                      f"{' @ ' + str(where) if where else ''}: {issue.get('message')}",
+                      markup=False)
+
+
+LISTS: dict[str, tuple[str, list[str]]] = {
+    "designs list": ("designs", ["id", "name", "revision", "project_id", "updated_at"]),
+    "templates list": ("templates", ["id", "name", "description"]),
+    "versions list": ("versions", ["id", "number", "content_sha256", "author", "created_at"]),
+    "approvals list": ("approvals", ["id", "run_id", "design_name", "node_id", "message",
+                                     "expires_at"]),
+    "runs events": ("events", ["seq", "type", "node_id", "at", "preview"]),
+}
+
+
+def show(out: Out, command: str, data: Any) -> None:
+    if command in LISTS:
+        key, columns = LISTS[command]
+        table(out, data[key], columns, key)
+    elif command == "capabilities":
+        out.out.print(f"kionga {data['version']} · gateway {data['gateway']} · registry "
+                      f"{data['registry_version']}", markup=False)
+        table(out, data["components"], ["kind", "label", "side_effects", "help"], "components")
+        out.out.print("features: " + ", ".join(k for k, v in data["features"].items() if v))
+    elif command in ("validate",):
+        out.out.print("runnable" if data["runnable"] else "not runnable", style="green")
+        show_issues(out.out, data["issues"])
+    elif command in ("run", "runs show", "runs cancel") and "run_id" in data:
+        out.out.print(f"run {data['run_id']}: {data['status']}", markup=False)
+        if data.get("output") is not None:
+            out.out.print(str(data["output"]), markup=False)
+    elif command == "run":  # --dry-run
+        out.out.print(f"design {data['design_id']} revision {data['revision']}: "
+                      f"{'runnable' if data['runnable'] else 'not runnable'}", markup=False)
+        table(out, data["steps"], ["node_id", "kind", "name", "side_effects"], "steps")
+        for effect in data["side_effects"]:
+            out.out.print(f"side effect: {effect['what']}", style="yellow", markup=False)
+    elif command == "agent-guide":
+        out.out.print(data["guide"], markup=False)
+    else:
+        out.out.print_json(json.dumps(data, ensure_ascii=False))
+
+
+class Progress:
+    """A followed run for people: node by node on stderr, model text as it streams."""
+
+    def __init__(self, out: Out) -> None:
+        self.out = out
+        self.streaming: str | None = None
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        kind, node = event.get("type"), event.get("node_id")
+        if kind == "node.delta":
+            if self.streaming != node:
+                self.out.err.print(f"  {node} ▸ ", end="", markup=False)
+                self.streaming = node
+            self.out.err.print(event.get("delta", ""), end="", markup=False)
+            return
+        if self.streaming is not None:
+            self.out.err.print()
+            self.streaming = None
+        if self.out.as_json:
+            self.out.err.print(f"{event.get('seq')} {kind} {node or ''}", markup=False)
+        elif kind == "node.started":
+            self.out.err.print(f"▶ {node} ({event.get('kind')})", style="cyan", markup=False)
+        elif kind == "node.completed":
+            preview = str(event.get("preview", ""))[:120]
+            self.out.err.print(f"✓ {node}  {preview}", style="green", markup=False)
+        elif kind == "node.failed":
+            self.out.err.print(f"✗ {node}: {(event.get('error') or {}).get('message')}",
+                               style="red", markup=False)
+        elif kind in ("approval.requested", "approval.resolved", "node.retrying",
+                      "node.skipped"):
+            self.out.err.print(f"• {kind} {node or ''}", style="yellow", markup=False)
+        elif kind in ops.TERMINAL_EVENTS or kind == "run.started":
+            self.out.err.print(f"{kind}", style="bold", markup=False)
+
+
+def follow_run(ctx: click.Context, gw: Gateway, out: Out, command: str, design_id: str,
+               run_id: str) -> dict[str, Any]:
+    """Follow a run to its end; Ctrl+C ends the command with 130 and a hint, not the run."""
+    progress = Progress(out)
+    try:
+        for event in ops.follow(gw, design_id, run_id, on_reconnect=lambda seq: out.log(
+                f"stream dropped; resuming after event {seq}")):
+            progress(event)
+        return ops.wait_stored(gw, design_id, run_id)
+    except KeyboardInterrupt:
+        hint = (f"The run goes on. Follow it: kionga runs events {run_id} --design {design_id} "
+                f"--follow; stop it: kionga runs cancel {run_id} --design {design_id}")
+        finish(ctx, out, command, error=KiongaError(
+            "INTERRUPTED", f"Interrupted while following run {run_id}.", hint=hint,
+            data={"run_id": run_id, "design_id": design_id}))
+
+
+def confirm(out: Out, question: str) -> bool:
+    """Asks only a person at a terminal; anything else is a no."""
+    if out.as_json or not sys.stdin.isatty():
+        return False
+    return click.confirm(question, default=False, err=True)
+
+
+# --- commands --------------------------------------------------------------------------------
+
+@click.group(cls=KiongaGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="kionga-agent-designer", prog_name="kionga")
+def cli() -> None:
+    """Kionga from scripts, CI and AI agents. Add --json for one kionga/1 envelope."""
+
+
+@cli.command()
+@common("capabilities")
+def capabilities(gw: Gateway, out: Out) -> ops.Result:
+    """Version, component registry, conversions, condition operators, features."""
+    result = ops.capabilities(gw)
+    result.data["projects"] = gw.request("GET", "/me")["projects"]
+    return result
+
+
+@cli.command("agent-guide")
+@common("agent-guide")
+def agent_guide_command(gw: Gateway, out: Out) -> ops.Result:
+    """A short guide for AI agents: what to call, in what order, errors and retries."""
+    return ops.Result({"guide": agent_guide()})
+
+
+@cli.group()
+def designs() -> None:
+    """Designs: list, show, create, update."""
+
+
+@designs.command("list")
+@click.option("--project", type=int, help="Only this project's designs.")
+@common("designs list")
+def designs_list(gw: Gateway, out: Out, project: int | None) -> ops.Result:
+    """The designs of your projects."""
+    return ops.designs_list(gw, project)
+
+
+@designs.command("show")
+@click.argument("design_id")
+@common("designs show")
+def designs_show(gw: Gateway, out: Out, design_id: str) -> ops.Result:
+    """One design: its graph, steps, side effects and last run."""
+    return ops.design_show(gw, design_id)
+
+
+@designs.command("create")
+@click.option("--template", help="A starter template's id (kionga templates list).")
+@click.option("--file", "path", help="A graph JSON file (- for stdin).")
+@click.option("--name")
+@click.option("--project", type=int, help="Project id (default: your only project).")
+@common("designs create")
+def designs_create(gw: Gateway, out: Out, template: str | None, path: str | None,
+                   name: str | None, project: int | None) -> ops.Result:
+    """Create a design from a template or a graph file."""
+    if (template is None) == (path is None):
+        raise KiongaError("USAGE", "Give exactly one of --template or --file.")
+    graph = ops.load_graph(path) if path else None
+    return ops.design_create(gw, name=name, graph=graph, template=template, project_id=project)
+
+
+@designs.command("update")
+@click.argument("design_id")
+@click.option("--file", "path", required=True, help="The graph JSON file (- for stdin).")
+@click.option("--revision", type=int, required=True, help="The revision you read.")
+@click.option("--name")
+@common("designs update")
+def designs_update(gw: Gateway, out: Out, design_id: str, path: str, revision: int,
+                   name: str | None) -> ops.Result:
+    """Save a new revision (a stale --revision is refused: STALE_REVISION)."""
+    return ops.design_update(gw, design_id, graph=ops.load_graph(path), revision=revision,
+                             name=name)
+
+
+@cli.group()
+def templates() -> None:
+    """Starter templates."""
+
+
+@templates.command("list")
+@common("templates list")
+def templates_list(gw: Gateway, out: Out) -> ops.Result:
+    """The starter templates (each runs with the mock model)."""
+    return ops.templates_list(gw)
+
+
+@cli.command()
+@click.argument("target")
+@click.option("--project", type=int, help="Check resource IDs in this project (files).")
+@common("validate")
+def validate(gw: Gateway, out: Out, target: str, project: int | None) -> ops.Result:
+    """Validate a graph file (- for stdin) or a saved design (its ID)."""
+    return ops.validate(gw, target, project)
+
+
+@cli.command()
+@click.argument("design_id")
+@click.option("--input", "text", default="", help="The run's input text.")
+@click.option("--version", "version", type=int, help="Run published version N instead.")
+@click.option("--yes", is_flag=True, help="Confirm a run with side effects.")
+@click.option("--allow-side-effects", is_flag=True, help="Let tool and api nodes act.")
+@click.option("--dry-run", is_flag=True, help="Validate and list steps and side effects.")
+@click.option("--detach", is_flag=True, help="Answer the run_id at once; do not follow.")
+@click.option("--session", "session_id", help="Conversation session id.")
+@click.option("--idempotency-key", help="Retry safely: the same key starts one run.")
+@common("run")
+def run(gw: Gateway, out: Out, design_id: str, text: str, version: int | None, yes: bool,
+        allow_side_effects: bool, dry_run: bool, detach: bool, session_id: str | None,
+        idempotency_key: str | None) -> ops.Result:
+    """Run a design (or one of its versions) and follow it to the end."""
+    plan = ops.run_plan(gw, design_id, version).data
+    warnings = ops.side_effect_warnings(plan)
+    ops.check_plan(plan)
+    if dry_run:
+        return ops.Result(plan, warnings)
+    if plan["side_effects"]:
+        what = "; ".join(e["what"] for e in plan["side_effects"])
+        if version is None and not allow_side_effects:
+            raise KiongaError("CONFIRMATION_REQUIRED", f"This graph has side effects ({what}); "
+                              "pass --allow-side-effects --yes to run it.", data=plan)
+        if not yes and not confirm(out, f"Run with side effects: {what}?"):
+            raise KiongaError("CONFIRMATION_REQUIRED", f"Side effects not confirmed ({what}); "
+                              "pass --yes.", data=plan)
+    started = ops.run_start(gw, design_id, text, plan=plan,
+                            allow_side_effects=allow_side_effects,
+                            session_id=session_id, idempotency_key=idempotency_key)
+    out.log(f"run {started['run_id']} started")
+    if detach:
+        return ops.Result(started, warnings)
+    ctx = click.get_current_context()
+    final = follow_run(ctx, gw, out, "run", design_id, started["run_id"])
+    ops.check_outcome(final)
+    return ops.Result({k: v for k, v in final.items() if k != "events"}, warnings)
+
+
+@cli.group()
+def runs() -> None:
+    """Runs: show, events, cancel."""
+
+
+design_option = click.option("--design", "design_id",
+                             help="The run's design (found among yours when omitted).")
+
+
+@runs.command("show")
+@click.argument("run_id")
+@design_option
+@common("runs show")
+def runs_show(gw: Gateway, out: Out, run_id: str, design_id: str | None) -> ops.Result:
+    """A run with its stored events (exit code by its outcome)."""
+    return ops.run_show(gw, run_id, design_id)
+
+
+@runs.command("events")
+@click.argument("run_id")
+@design_option
+@click.option("--follow", is_flag=True, help="Stream until the run ends (SSE).")
+@click.option("--after", type=int, default=-1, help="Only events after this seq.")
+@common("runs events")
+def runs_events(gw: Gateway, out: Out, run_id: str, design_id: str | None, follow: bool,
+                after: int) -> ops.Result:
+    """The run's events; --follow streams them live and resumes after a dropped line."""
+    if not follow:
+        return ops.run_events(gw, run_id, design_id, after)
+    design_id = design_id or ops.find_run_design(gw, run_id)
+    ctx = click.get_current_context()
+    final = follow_run(ctx, gw, out, "runs events", design_id, run_id)
+    ops.check_outcome(final)
+    events = [e for e in final["events"] if e["seq"] > after]
+    return ops.Result({"run_id": run_id, "design_id": design_id, "events": events,
+                       "complete": True})
+
+
+@runs.command("cancel")
+@click.argument("run_id")
+@design_option
+@common("runs cancel")
+def runs_cancel(gw: Gateway, out: Out, run_id: str, design_id: str | None) -> ops.Result:
+    """Cancel a run."""
+    return ops.run_cancel(gw, run_id, design_id)
+
+
+@cli.command()
+@click.argument("design_id")
+@click.option("--revision", type=int)
+@click.option("--gate", is_flag=True, help="Fail the evaluation below the pass threshold.")
+@click.option("--allow-side-effects", is_flag=True)
+@click.option("--detach", is_flag=True, help="Answer the evaluation at once.")
+@common("evaluate")
+def evaluate(gw: Gateway, out: Out, design_id: str, revision: int | None, gate: bool,
+             allow_side_effects: bool, detach: bool) -> ops.Result:
+    """Evaluate a design against its fixtures."""
+    return ops.evaluate(gw, design_id, revision=revision, gate=gate,
+                        allow_side_effects=allow_side_effects, detach=detach)
+
+
+@cli.command()
+@click.argument("design_id")
+@click.option("--revision", type=int, help="Default: the latest revision.")
+@click.option("--notes", default="")
+@click.option("--evaluation", "evaluation_id", help="A passing evaluation for the gate.")
+@common("publish")
+def publish(gw: Gateway, out: Out, design_id: str, revision: int | None, notes: str,
+            evaluation_id: str | None) -> ops.Result:
+    """Publish a revision as an immutable version (the same behaviour: the same version)."""
+    return ops.publish(gw, design_id, revision=revision, notes=notes,
+                       evaluation_id=evaluation_id)
+
+
+@cli.group()
+def versions() -> None:
+    """Published versions."""
+
+
+@versions.command("list")
+@click.argument("design_id")
+@common("versions list")
+def versions_list(gw: Gateway, out: Out, design_id: str) -> ops.Result:
+    """A design's versions, newest first."""
+    return ops.versions_list(gw, design_id)
+
+
+@cli.group()
+def approvals() -> None:
+    """Approval requests (agents may read, never decide)."""
+
+
+@approvals.command("list")
+@click.option("--status", default="pending", show_default=True,
+              type=click.Choice(["pending", "approved", "rejected", "expired", "cancelled"]))
+@click.option("--project", type=int)
+@click.option("--run", "run_id")
+@click.option("--limit", type=int)
+@common("approvals list")
+def approvals_list(gw: Gateway, out: Out, status: str, project: int | None,
+                   run_id: str | None, limit: int | None) -> ops.Result:
+    """Approval requests of your projects."""
+    return ops.approvals_list(gw, status=status, project_id=project, run_id=run_id,
+                              limit=limit)
+
+
+@cli.command()
+@click.option("--url", envvar="KIONGA_URL", help="Gateway URL (KIONGA_URL).")
+@click.option("--token", envvar="KIONGA_TOKEN", help="API token (KIONGA_TOKEN).")
+def mcp(url: str | None, token: str | None) -> None:
+    """Serve the same operations as MCP tools over stdio."""
+    from kionga_client.mcp_server import serve
+
+    serve(Settings.from_env(url, token))
+
+
+def main() -> None:
+    cli.main()
+
+
+if __name__ == "__main__":
+    main()

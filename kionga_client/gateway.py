@@ -1,0 +1,122 @@
+"""HTTP to a Kionga gateway: one place that turns transport failures and the gateway's
+`{"error": {...}}` answers into the interface's stable codes (`errors.CODES`)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from kionga_client import __version__
+from kionga_client.errors import KiongaError
+
+DEFAULT_URL = "http://127.0.0.1:8000"
+
+# The gateway's code (or HTTP status) → ours. 404 is per request (what was not found).
+_BY_CODE: dict[str, str] = {
+    "invalid_token": "AUTH_REFUSED", "not_authenticated": "AUTH_REFUSED",
+    "forbidden": "FORBIDDEN", "stale_revision": "STALE_REVISION",
+    "quality_gate": "QUALITY_GATE", "runner_at_capacity": "AT_CAPACITY",
+    "project_run_quota": "AT_CAPACITY", "throttled": "THROTTLED",
+    "runner_not_configured": "RUNNER_NOT_CONFIGURED",
+    "service_unavailable": "SERVICE_UNAVAILABLE", "streams_at_capacity": "AT_CAPACITY",
+    "too_many_streams": "AT_CAPACITY", "run_not_active": "RUN_NOT_ACTIVE",
+    "validation_failed": "GRAPH_INVALID", "invalid_document": "GRAPH_INVALID",
+    "payload_too_large": "GRAPH_INVALID", "invalid_request": "USAGE",
+    "invalid_json": "USAGE", "idempotency_mismatch": "USAGE",
+    "idempotency_in_progress": "AT_CAPACITY", "approval_not_pending": "FORBIDDEN",
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    url: str
+    token: str | None
+    timeout: float = 30.0
+
+    @classmethod
+    def from_env(cls, url: str | None = None, token: str | None = None) -> Settings:
+        return cls(url=(url or os.environ.get("KIONGA_URL") or DEFAULT_URL).rstrip("/"),
+                   token=token or os.environ.get("KIONGA_TOKEN") or None)
+
+
+def graph_issue_code(issues: list[dict[str, Any]]) -> str:
+    """SCHEMA_TOO_NEW when the graph asks for a newer schema_version, else GRAPH_INVALID."""
+    for issue in issues:
+        if issue.get("code") == "unsupported_schema_version" and "schema_version" in str(
+                issue.get("path", "")) and _newer(issue.get("message", "")):
+            return "SCHEMA_TOO_NEW"
+    return "GRAPH_INVALID"
+
+
+def _newer(message: str) -> bool:
+    # "schema_version 3 is not supported; use 2." — newer only for an integer above 2.
+    words = message.split()
+    return len(words) > 1 and words[1].isdigit() and int(words[1]) > 2
+
+
+class Gateway:
+    """A client of one gateway as one token's owner: no rights beyond the token's."""
+
+    def __init__(self, settings: Settings, transport: httpx.BaseTransport | None = None) -> None:
+        self.settings = settings
+        headers = {"User-Agent": f"kionga-cli/{__version__}", "Accept": "application/json"}
+        if settings.token:
+            headers["Authorization"] = f"Bearer {settings.token}"
+        self.http = httpx.Client(base_url=settings.url, headers=headers,
+                                 timeout=settings.timeout, transport=transport)
+
+    def close(self) -> None:
+        self.http.close()
+
+    def request(self, method: str, path: str, *, json: Any = None,
+                params: dict[str, Any] | None = None, not_found: str = "NOT_FOUND",
+                headers: dict[str, str] | None = None) -> Any:
+        if not self.settings.token:
+            raise KiongaError("AUTH_REFUSED", "No token: set KIONGA_TOKEN or pass --token.")
+        try:
+            response = self.http.request(method, "/api/v1" + path, json=json,
+                                         params=_clean(params), headers=headers)
+        except httpx.TimeoutException as exc:
+            raise KiongaError("GATEWAY_UNREACHABLE",
+                              f"The gateway at {self.settings.url} did not answer in time "
+                              f"({type(exc).__name__}).") from exc
+        except httpx.TransportError as exc:
+            raise KiongaError("GATEWAY_UNREACHABLE",
+                              f"The gateway at {self.settings.url} cannot be reached: "
+                              f"{exc}") from exc
+        if response.is_success:
+            return response.json()
+        raise error_of(response, not_found)
+
+
+def error_of(response: httpx.Response, not_found: str = "NOT_FOUND") -> KiongaError:
+    try:
+        body = response.json().get("error") or {}
+    except ValueError:
+        body = {}
+    gateway_code = str(body.get("code") or "")
+    message = str(body.get("message") or f"HTTP {response.status_code}")
+    details = body.get("details") if isinstance(body.get("details"), dict) else {}
+    if response.status_code == 404:
+        code = not_found
+    elif gateway_code in _BY_CODE:
+        code = _BY_CODE[gateway_code]
+    elif response.status_code in (401,):
+        code = "AUTH_REFUSED"
+    elif response.status_code >= 500:
+        code = "GATEWAY_ERROR"
+    else:
+        code = "USAGE"
+    issues = details.get("issues") if isinstance(details, dict) else None
+    if code == "GRAPH_INVALID" and isinstance(issues, list):
+        code = graph_issue_code(issues)
+    return KiongaError(code, message, data={"issues": issues} if issues is not None else None,
+                       details={"gateway_code": gateway_code, **(details or {})}
+                       if gateway_code else dict(details or {}))
+
+
+def _clean(params: dict[str, Any] | None) -> dict[str, Any] | None:
+    return None if params is None else {k: v for k, v in params.items() if v is not None}

@@ -1,0 +1,264 @@
+"""`kionga mcp`: the agent interface's operations as MCP tools over stdio.
+
+Each tool maps to one function of `kionga_client.operations` and answers the same
+`kionga/1` envelope as the CLI's `--json` (structured content, and as text). Tools are
+annotated read-only or side effect; a side-effect tool first answers a preview of what it
+will do (CONFIRMATION_REQUIRED, nothing changed) and acts only when called again with
+`confirm: true`. The server holds the caller's token and no other rights."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import mcp.types as types
+from mcp.server.lowlevel import Server
+from mcp.server.lowlevel.helper_types import ReadResourceContents
+from mcp.server.stdio import stdio_server
+
+from kionga_client import __version__, envelope
+from kionga_client import operations as ops
+from kionga_client.errors import KiongaError
+from kionga_client.gateway import Gateway, Settings
+from kionga_client.guide import agent_guide
+
+Args = dict[str, Any]
+STR, INT, BOOL = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
+CONFIRM = {"type": "boolean", "default": False,
+           "description": "true once the person you act for agreed to the preview"}
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    properties: dict[str, Any]
+    required: tuple[str, ...]
+    call: Callable[[Gateway, Args], ops.Result]
+    side_effect: bool = False
+    destructive: bool = False
+    preview: Callable[[Gateway, Args], dict[str, Any]] | None = None
+
+    def tool(self) -> types.Tool:
+        properties = dict(self.properties)
+        if self.side_effect:
+            properties["confirm"] = CONFIRM
+        return types.Tool(
+            name=self.name, description=self.description,
+            inputSchema={"type": "object", "properties": properties,
+                         "required": list(self.required), "additionalProperties": False},
+            annotations=types.ToolAnnotations(
+                title=self.name.replace("_", " "), readOnlyHint=not self.side_effect,
+                destructiveHint=self.destructive, idempotentHint=not self.side_effect,
+                openWorldHint=self.destructive))
+
+
+def _run(gw: Gateway, a: Args) -> ops.Result:
+    plan = _run_preview(gw, a)
+    started = ops.run_start(gw, a["design_id"], a.get("input", ""), plan=plan,
+                            allow_side_effects=bool(a.get("allow_side_effects")),
+                            idempotency_key=a.get("idempotency_key"))
+    if a.get("detach"):
+        return ops.Result(started, ops.side_effect_warnings(plan))
+    for _ in ops.follow(gw, a["design_id"], started["run_id"]):
+        pass
+    final = ops.wait_stored(gw, a["design_id"], started["run_id"])
+    ops.check_outcome(final)
+    return ops.Result({k: v for k, v in final.items() if k != "events"},
+                      ops.side_effect_warnings(plan))
+
+
+def _run_preview(gw: Gateway, a: Args) -> dict[str, Any]:
+    plan = ops.run_plan(gw, a["design_id"], a.get("version")).data
+    ops.check_plan(plan)
+    if plan["side_effects"] and a.get("version") is None and not a.get("allow_side_effects"):
+        raise KiongaError("CONFIRMATION_REQUIRED", "This graph has side effects; call with "
+                          "allow_side_effects: true and confirm: true to run it.", data=plan)
+    effects = "; ".join(e["what"] for e in plan["side_effects"]) or "none"
+    what = (f"version {a['version']}" if a.get("version") else f"revision {plan['revision']}")
+    return {**plan, "will": f"start a run of design {a['design_id']} {what} with input "
+            f"{a.get('input', '')!r}; side effects: {effects}"}
+
+
+def _design_preview(gw: Gateway, a: Args) -> dict[str, Any]:
+    if "design_id" in a:
+        design = gw.request("GET", f"/agent-designs/{a['design_id']}",
+                            not_found="DESIGN_NOT_FOUND")
+        return {"design_id": design["id"], "name": design["name"],
+                "revision": design["revision"]}
+    return {}
+
+
+def _previewed(what: str) -> Callable[[Gateway, Args], dict[str, Any]]:
+    def preview(gw: Gateway, a: Args) -> dict[str, Any]:
+        return {**_design_preview(gw, a), "will": what.format(**a)}
+    return preview
+
+
+def _cancel_preview(gw: Gateway, a: Args) -> dict[str, Any]:
+    run = ops.run_get(gw, a["run_id"], a.get("design_id"))
+    return {"run_id": run["run_id"], "design_id": run["design_id"], "status": run["status"],
+            "will": f"cancel run {run['run_id']} ({run['status']})"}
+
+
+TOOLS: list[ToolSpec] = [
+    ToolSpec("capabilities", "Version, your projects, component registry, conversions, "
+             "condition operators and the gateway's features.", {}, (),
+             lambda gw, a: ops.capabilities(gw)),
+    ToolSpec("designs_list", "The designs of your projects.", {"project_id": INT}, (),
+             lambda gw, a: ops.designs_list(gw, a.get("project_id"))),
+    ToolSpec("designs_show", "One design: graph, steps, side effects, last run.",
+             {"design_id": STR}, ("design_id",), lambda gw, a: ops.design_show(gw, a["design_id"])),
+    ToolSpec("templates_list", "Starter templates (each runs with the mock model).", {}, (),
+             lambda gw, a: ops.templates_list(gw)),
+    ToolSpec("validate", "Validate a graph (object) or a saved design (design_id).",
+             {"design_id": STR, "graph": {"type": "object"}, "project_id": INT}, (),
+             lambda gw, a: _validate(gw, a)),
+    ToolSpec("run_plan", "What a run would do: validity, steps and side effects (a dry run).",
+             {"design_id": STR, "version": INT}, ("design_id",),
+             lambda gw, a: _plan(gw, a)),
+    ToolSpec("runs_show", "A run with its stored events.",
+             {"run_id": STR, "design_id": STR}, ("run_id",),
+             lambda gw, a: ops.run_show(gw, a["run_id"], a.get("design_id"))),
+    ToolSpec("runs_events", "A run's stored events after seq `after`.",
+             {"run_id": STR, "design_id": STR, "after": INT}, ("run_id",),
+             lambda gw, a: ops.run_events(gw, a["run_id"], a.get("design_id"),
+                                          a.get("after", -1))),
+    ToolSpec("versions_list", "A design's published versions.", {"design_id": STR},
+             ("design_id",), lambda gw, a: ops.versions_list(gw, a["design_id"])),
+    ToolSpec("approvals_list", "Approval requests of your projects (read only: people "
+             "decide them).", {"status": {"enum": ["pending", "approved", "rejected",
+                                                   "expired", "cancelled"]},
+                               "project_id": INT, "run_id": STR, "limit": INT}, (),
+             lambda gw, a: ops.approvals_list(gw, status=a.get("status", "pending"),
+                                              project_id=a.get("project_id"),
+                                              run_id=a.get("run_id"), limit=a.get("limit"))),
+    ToolSpec("designs_create", "Create a design from a template id or a graph.",
+             {"template": STR, "graph": {"type": "object"}, "name": STR, "project_id": INT},
+             (), lambda gw, a: ops.design_create(
+                 gw, name=a.get("name"), graph=a.get("graph"), template=a.get("template"),
+                 project_id=a.get("project_id")),
+             side_effect=True, preview=lambda gw, a: {
+                 "will": f"create a design from {a.get('template') or 'the given graph'}"}),
+    ToolSpec("designs_update", "Save a new revision of a design (send the revision you read).",
+             {"design_id": STR, "graph": {"type": "object"}, "revision": INT, "name": STR},
+             ("design_id", "graph", "revision"),
+             lambda gw, a: ops.design_update(gw, a["design_id"], graph=a["graph"],
+                                             revision=a["revision"], name=a.get("name")),
+             side_effect=True, preview=_previewed("save revision {revision} + 1")),
+    ToolSpec("run", "Run a design (or version N) and wait for its end, or detach.",
+             {"design_id": STR, "input": STR, "version": INT, "allow_side_effects": BOOL,
+              "detach": BOOL, "idempotency_key": STR}, ("design_id",), _run,
+             side_effect=True, destructive=True, preview=_run_preview),
+    ToolSpec("runs_cancel", "Cancel a run.", {"run_id": STR, "design_id": STR}, ("run_id",),
+             lambda gw, a: ops.run_cancel(gw, a["run_id"], a.get("design_id")),
+             side_effect=True, destructive=True, preview=_cancel_preview),
+    ToolSpec("evaluate", "Evaluate a design against its fixtures.",
+             {"design_id": STR, "revision": INT, "gate": BOOL, "detach": BOOL},
+             ("design_id",), lambda gw, a: ops.evaluate(
+                 gw, a["design_id"], revision=a.get("revision"), gate=bool(a.get("gate")),
+                 detach=bool(a.get("detach"))),
+             side_effect=True, preview=_previewed("evaluate design {design_id}")),
+    ToolSpec("publish", "Publish a revision as an immutable version.",
+             {"design_id": STR, "revision": INT, "notes": STR, "evaluation_id": STR},
+             ("design_id",), lambda gw, a: ops.publish(
+                 gw, a["design_id"], revision=a.get("revision"), notes=a.get("notes", ""),
+                 evaluation_id=a.get("evaluation_id")),
+             side_effect=True, preview=_previewed("publish design {design_id}")),
+]
+BY_NAME = {spec.name: spec for spec in TOOLS}
+RESOURCES = [
+    types.Resource(uri="kionga://components", name="components", mimeType="application/json",  # type: ignore[arg-type]
+                   description="The component registry of the gateway."),
+    types.Resource(uri="kionga://agent-guide", name="agent-guide", mimeType="text/markdown",  # type: ignore[arg-type]
+                   description="How to use Kionga as an agent: calls, errors, retries."),
+]
+
+
+def _validate(gw: Gateway, a: Args) -> ops.Result:
+    if a.get("design_id"):
+        return ops.validate(gw, a["design_id"])
+    import os
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
+        json.dump(a.get("graph") or {}, handle)
+    try:
+        return ops.validate(gw, handle.name, a.get("project_id"))
+    finally:
+        os.unlink(handle.name)
+
+
+def _plan(gw: Gateway, a: Args) -> ops.Result:
+    plan = ops.run_plan(gw, a["design_id"], a.get("version")).data
+    ops.check_plan(plan)
+    return ops.Result(plan, ops.side_effect_warnings(plan))
+
+
+def call_tool(settings: Settings, name: str, arguments: Args) -> dict[str, Any]:
+    """One tool call, as the envelope the CLI's --json would print."""
+    spec = BY_NAME.get(name)
+    if spec is None:
+        return envelope.failure(name, KiongaError("USAGE", f"No tool {name!r}."))
+    gw = Gateway(settings)
+    try:
+        if spec.side_effect and arguments.get("confirm") is not True:
+            preview = spec.preview(gw, arguments) if spec.preview else {}
+            raise KiongaError("CONFIRMATION_REQUIRED",
+                              f"Not done: {name} changes things. Show the preview to the "
+                              "person you act for, then call again with confirm: true.",
+                              data={"preview": preview})
+        args = {k: v for k, v in arguments.items() if k != "confirm"}
+        return envelope.success(name, spec.call(gw, args))
+    except KiongaError as error:
+        return envelope.failure(name, error)
+    finally:
+        gw.close()
+
+
+def build_server(settings: Settings) -> Server[Any, Any]:
+    server: Server[Any, Any] = Server("kionga", version=__version__,
+                                      instructions=agent_guide())
+
+    @server.list_tools()  # type: ignore[no-untyped-call, untyped-decorator]
+    async def list_tools() -> list[types.Tool]:
+        return [spec.tool() for spec in TOOLS]
+
+    @server.call_tool(validate_input=True)  # type: ignore[untyped-decorator]
+    async def tool(name: str, arguments: Args) -> types.CallToolResult:
+        answer = await anyio.to_thread.run_sync(call_tool, settings, name, arguments or {})
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=json.dumps(answer))],
+            structuredContent=answer, isError=not answer["ok"])
+
+    @server.list_resources()  # type: ignore[no-untyped-call, untyped-decorator]
+    async def list_resources() -> list[types.Resource]:
+        return RESOURCES
+
+    @server.read_resource()  # type: ignore[no-untyped-call, untyped-decorator]
+    async def read_resource(uri: Any) -> list[ReadResourceContents]:
+        if str(uri) == "kionga://agent-guide":
+            return [ReadResourceContents(content=agent_guide(), mime_type="text/markdown")]
+        if str(uri) == "kionga://components":
+            def fetch() -> str:
+                gw = Gateway(settings)
+                try:
+                    return json.dumps(ops.registry(gw))
+                finally:
+                    gw.close()
+            text = await anyio.to_thread.run_sync(fetch)
+            return [ReadResourceContents(content=text, mime_type="application/json")]
+        raise ValueError(f"No resource {uri}")
+
+    return server
+
+
+def serve(settings: Settings) -> None:
+    async def main() -> None:
+        server = build_server(settings)
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(main)

@@ -1,0 +1,492 @@
+"""Every operation of the agent interface, as plain functions over a `Gateway`.
+
+Each returns a `Result` (the envelope's `data` and `warnings`) or raises `KiongaError`
+(with whatever `data` is known, e.g. the `run_id` of a failed run). The CLI and the MCP
+server call these and nothing else."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from httpx_sse import SSEError, connect_sse
+
+from kionga_client import ENVELOPE_SCHEMA, __version__
+from kionga_client.errors import KiongaError
+from kionga_client.gateway import Gateway, error_of, graph_issue_code
+
+FINAL_STATUSES = ("completed", "failed", "cancelled")
+TERMINAL_EVENTS = ("run.completed", "run.failed", "run.cancelled")
+EVALUATION_FINAL = ("completed", "passed", "failed", "cancelled", "error")
+# Run failure code (runner.failures, and the gateway's own) → ours.
+FAILURE_CODES: dict[str, str] = {
+    "node_error": "NODE_FAILED", "resource_denied": "NODE_FAILED",
+    "resource_unavailable": "NODE_FAILED", "side_effects_not_allowed": "NODE_FAILED",
+    "timeout": "RUN_TIMEOUT", "budget_exceeded": "BUDGET_EXCEEDED",
+    "cancelled": "RUN_CANCELLED",
+}
+FEATURE_PATHS = {
+    "runs": "/api/v1/agent-designs/{design_id}/runs",
+    "events_sse": "/api/v1/agent-designs/{design_id}/runs/{run_id}/events",
+    "publish": "/api/v1/agent-designs/{design_id}/publish",
+    "versions": "/api/v1/agent-designs/{design_id}/versions",
+    "fixtures": "/api/v1/agent-designs/{design_id}/fixtures",
+    "evaluations": "/api/v1/agent-designs/{design_id}/evaluations",
+    "approvals": "/api/v1/agent-approvals",
+}
+
+
+@dataclass
+class Result:
+    data: Any
+    warnings: list[dict[str, str]] = field(default_factory=list)
+
+
+# --- discovery -------------------------------------------------------------------------
+
+def capabilities(gw: Gateway) -> Result:
+    registry = gw.request("GET", "/agent-designs/components")
+    features = {name: False for name in FEATURE_PATHS}
+    try:
+        schema = gw.http.get("/api/schema/", params={"format": "json"},
+                             headers={"Accept": "application/vnd.oai.openapi+json"})
+        paths = schema.json().get("paths", {}) if schema.is_success else {}
+        features = {name: _route_known(paths, route) for name, route in FEATURE_PATHS.items()}
+    except (httpx.HTTPError, ValueError):
+        pass
+    return Result({
+        "version": __version__, "envelope": ENVELOPE_SCHEMA, "gateway": gw.settings.url,
+        "registry_version": registry.get("registry_version"),
+        "components": registry.get("components", []), "types": registry.get("types", []),
+        "conversions": registry.get("conversions", []),
+        "condition_operators": registry.get("condition_operators", []),
+        "limits": registry.get("limits", {}), "features": features,
+    })
+
+
+def _route_known(paths: dict[str, Any], route: str) -> bool:
+    # drf-spectacular names path parameters after the view's arguments.
+    shape = [p if not p.startswith("{") else "{}" for p in route.split("/")]
+    return any([p if not p.startswith("{") else "{}" for p in known.split("/")] == shape
+               for known in paths)
+
+
+def registry(gw: Gateway) -> dict[str, Any]:
+    return dict(gw.request("GET", "/agent-designs/components"))
+
+
+def templates_list(gw: Gateway) -> Result:
+    return Result({"templates": gw.request("GET", "/agent-designs/templates")["templates"]})
+
+
+# --- designs ---------------------------------------------------------------------------
+
+def designs_list(gw: Gateway, project_id: int | None = None) -> Result:
+    found = gw.request("GET", "/agent-designs", params={"project_id": project_id})
+    return Result({"designs": found["designs"]})
+
+
+def design_show(gw: Gateway, design_id: str) -> Result:
+    design = gw.request("GET", f"/agent-designs/{design_id}", not_found="DESIGN_NOT_FOUND")
+    plan = graph_plan(design["graph"], registry(gw))
+    runs = gw.request("GET", f"/agent-designs/{design_id}/runs",
+                      not_found="DESIGN_NOT_FOUND")["runs"]
+    last = _run_data(runs[0]) if runs else None
+    return Result({**design, "design_id": design["id"], "steps": plan["steps"],
+                   "side_effects": plan["side_effects"], "last_run": last})
+
+
+def design_create(gw: Gateway, *, name: str | None = None, graph: dict[str, Any] | None = None,
+                  template: str | None = None, project_id: int | None = None,
+                  description: str = "") -> Result:
+    if template is not None:
+        found = [t for t in templates_list(gw).data["templates"] if t["id"] == template]
+        if not found:
+            raise KiongaError("TEMPLATE_NOT_FOUND", f"No template {template!r}.")
+        graph = found[0]["graph"]
+        name = name or found[0]["name"]
+        description = description or found[0].get("description", "")
+    if graph is None:
+        raise KiongaError("USAGE", "Give a graph file or a template.")
+    body = {"project_id": project_id or default_project(gw), "name": name or "Untitled",
+            "description": description, "graph": graph}
+    design = gw.request("POST", "/agent-designs", json=body)
+    return Result({**design, "design_id": design["id"]})
+
+
+def design_update(gw: Gateway, design_id: str, *, graph: dict[str, Any], revision: int,
+                  name: str | None = None) -> Result:
+    body: dict[str, Any] = {"revision": revision, "graph": graph}
+    if name is not None:
+        body["name"] = name
+    design = gw.request("PUT", f"/agent-designs/{design_id}", json=body,
+                        not_found="DESIGN_NOT_FOUND")
+    return Result({**design, "design_id": design["id"]})
+
+
+def default_project(gw: Gateway) -> int:
+    """The caller's project when they have exactly one."""
+    projects = gw.request("GET", "/me")["projects"]
+    if len(projects) != 1:
+        raise KiongaError("USAGE", f"You are in {len(projects)} projects; pass --project ID.",
+                          data={"projects": projects})
+    return int(projects[0]["id"])
+
+
+def load_graph(path: str) -> dict[str, Any]:
+    try:
+        text = Path(path).read_text(encoding="utf-8") if path != "-" else _stdin()
+        graph = json.loads(text)
+    except OSError as exc:
+        raise KiongaError("USAGE", f"Cannot read {path}: {exc.strerror}.") from exc
+    except ValueError as exc:
+        raise KiongaError("GRAPH_INVALID", f"{path} is not JSON: {exc}.") from exc
+    if not isinstance(graph, dict):
+        raise KiongaError("GRAPH_INVALID", f"{path} does not hold a JSON object.")
+    return graph
+
+
+def _stdin() -> str:
+    import sys
+    return sys.stdin.read()
+
+
+# --- validation and plans ----------------------------------------------------------------
+
+def validate(gw: Gateway, target: str, project_id: int | None = None) -> Result:
+    """Validate a graph file (or `-` for stdin) or a saved design (its ID)."""
+    if _is_design_id(target) and not Path(target).exists():
+        report = gw.request("POST", f"/agent-designs/{target}/validate", json={},
+                            not_found="DESIGN_NOT_FOUND")
+        report["design_id"] = target
+    else:
+        body = {**load_graph(target)}
+        if project_id is not None:
+            body["project_id"] = project_id
+        report = gw.request("POST", "/agent-designs/validate", json=body)
+    data = {"runnable": report["runnable"], "issues": report["issues"],
+            "content_sha256": report.get("content_sha256"),
+            **({"design_id": report["design_id"]} if "design_id" in report else {})}
+    if not report["runnable"]:
+        errors = [i for i in report["issues"] if i.get("severity") == "error"]
+        first = errors[0] if errors else {"message": "The graph is not runnable."}
+        raise KiongaError(graph_issue_code(errors), f"{len(errors)} error(s): {first['message']}",
+                          where=_issue_where(first), data=data)
+    return Result(data, [{"code": i["code"], "message": i["message"]}
+                         for i in report["issues"] if i.get("severity") != "error"])
+
+
+def _issue_where(issue: dict[str, Any]) -> dict[str, Any] | None:
+    where = {k: issue[k] for k in ("node_id", "edge", "path") if issue.get(k) is not None}
+    return where or None
+
+
+def _is_design_id(text: str) -> bool:
+    import uuid
+    try:
+        uuid.UUID(text)
+        return True
+    except ValueError:
+        return False
+
+
+def graph_plan(graph: dict[str, Any], reg: dict[str, Any]) -> dict[str, Any]:
+    """The steps of a graph in run order (by edges, ties by position) and its side effects."""
+    kinds = {c["kind"]: c for c in reg.get("components", [])}
+    nodes = {n["id"]: n for n in graph.get("nodes", [])}
+    incoming: dict[str, int] = {i: 0 for i in nodes}
+    for edge in graph.get("edges", []):
+        if edge.get("to") in incoming:
+            incoming[edge["to"]] += 1
+    order, ready = [], [i for i in nodes if incoming[i] == 0]
+    while ready:
+        node_id = ready.pop(0)
+        order.append(node_id)
+        for edge in graph.get("edges", []):
+            if edge.get("from") == node_id and edge.get("to") in incoming:
+                incoming[edge["to"]] -= 1
+                if incoming[edge["to"]] == 0:
+                    ready.append(edge["to"])
+    order += [i for i in nodes if i not in order]  # cycles (loops are nodes, not cycles)
+    steps = []
+    for node_id in order:
+        node = nodes[node_id]
+        meta = kinds.get(node.get("kind", ""), {})
+        steps.append({"node_id": node_id, "kind": node.get("kind"),
+                      "name": node.get("name") or meta.get("label") or node_id,
+                      "side_effects": bool(meta.get("side_effects"))})
+    effects = [{"node_id": s["node_id"], "kind": s["kind"],
+                "what": _effect(nodes[s["node_id"]])} for s in steps if s["side_effects"]]
+    return {"steps": steps, "side_effects": effects}
+
+
+def _effect(node: dict[str, Any]) -> str:
+    config = node.get("config") or {}
+    target = config.get("tool") or config.get("connection") or config.get("function") or "?"
+    return f"{node.get('kind')} node {node['id']} calls {target}"
+
+
+def run_plan(gw: Gateway, design_id: str, version: int | None = None) -> Result:
+    """What `run` would do: the revision or version, validity, steps and side effects."""
+    if version is None:
+        design = gw.request("GET", f"/agent-designs/{design_id}", not_found="DESIGN_NOT_FOUND")
+        graph, revision, version_id = design["graph"], design["revision"], None
+        validation = design["validation"]
+    else:
+        found = find_version(gw, design_id, version)
+        artifact = gw.request("GET", f"/agent-versions/{found['id']}",
+                              not_found="VERSION_NOT_FOUND")
+        graph, revision, version_id = artifact["graph"], found["source_revision"], found["id"]
+        validation = {"runnable": True, "issues": []}
+    plan = graph_plan(graph, registry(gw))
+    return Result({"design_id": design_id, "revision": revision, "version_id": version_id,
+                   "version": version, "runnable": validation["runnable"],
+                   "issues": validation["issues"], **plan})
+
+
+def check_plan(plan: dict[str, Any]) -> None:
+    if not plan["runnable"]:
+        errors = [i for i in plan["issues"] if i.get("severity") == "error"]
+        first = errors[0] if errors else {"message": "The graph is not runnable."}
+        raise KiongaError(graph_issue_code(errors), f"{len(errors)} error(s): {first['message']}",
+                          where=_issue_where(first), data=plan)
+
+
+def find_version(gw: Gateway, design_id: str, number: int) -> dict[str, Any]:
+    versions = gw.request("GET", f"/agent-designs/{design_id}/versions",
+                          not_found="DESIGN_NOT_FOUND")["versions"]
+    for found in versions:
+        if found["number"] == number:
+            return dict(found)
+    raise KiongaError("VERSION_NOT_FOUND", f"Design {design_id} has no version {number}.")
+
+
+def side_effect_warnings(plan: dict[str, Any]) -> list[dict[str, str]]:
+    return [{"code": "side_effects", "message": e["what"]} for e in plan["side_effects"]]
+
+
+# --- runs ------------------------------------------------------------------------------
+
+def run_start(gw: Gateway, design_id: str, text: str, *, plan: dict[str, Any],
+              allow_side_effects: bool = False, session_id: str | None = None,
+              idempotency_key: str | None = None) -> dict[str, Any]:
+    """Start a run of the planned revision (or version); the run as the gateway answers."""
+    headers = {"Idempotency-Key": idempotency_key} if idempotency_key else None
+    body: dict[str, Any] = {"input": text}
+    if session_id:
+        body["session_id"] = session_id
+    if plan["version_id"] is not None:
+        run = gw.request("POST", f"/agent-versions/{plan['version_id']}/runs", json=body,
+                         not_found="VERSION_NOT_FOUND", headers=headers)
+    else:
+        body.update(revision=plan["revision"], allow_side_effects=allow_side_effects)
+        run = gw.request("POST", f"/agent-designs/{design_id}/runs", json=body,
+                         not_found="DESIGN_NOT_FOUND", headers=headers)
+    return _run_data(run)
+
+
+def _run_data(run: dict[str, Any]) -> dict[str, Any]:
+    return {"run_id": run["id"], **run}
+
+
+def find_run_design(gw: Gateway, run_id: str) -> str:
+    """The design a run belongs to, among the designs the caller sees."""
+    for design in gw.request("GET", "/agent-designs")["designs"]:
+        try:
+            gw.request("GET", f"/agent-designs/{design['id']}/runs/{run_id}",
+                       not_found="RUN_NOT_FOUND")
+            return str(design["id"])
+        except KiongaError as exc:
+            if exc.code != "RUN_NOT_FOUND":
+                raise
+    raise KiongaError("RUN_NOT_FOUND", f"No run {run_id} in your projects.",
+                      data={"run_id": run_id})
+
+
+def run_get(gw: Gateway, run_id: str, design_id: str | None = None) -> dict[str, Any]:
+    design_id = design_id or find_run_design(gw, run_id)
+    try:
+        run = gw.request("GET", f"/agent-designs/{design_id}/runs/{run_id}",
+                         not_found="RUN_NOT_FOUND")
+    except KiongaError as exc:
+        exc.data = exc.data or {"run_id": run_id}
+        raise
+    return _run_data(run)
+
+
+def run_show(gw: Gateway, run_id: str, design_id: str | None = None) -> Result:
+    run = run_get(gw, run_id, design_id)
+    check_outcome(run)
+    return Result(run)
+
+
+def check_outcome(run: dict[str, Any]) -> None:
+    """Raise the error a finished run stands for (failed, cancelled, rejected); else pass."""
+    status = run["status"]
+    summary = {k: v for k, v in run.items() if k != "events"}
+    if status == "cancelled":
+        raise KiongaError("RUN_CANCELLED", "The run was cancelled.", data=summary)
+    if status == "failed":
+        error = run.get("error") or {}
+        code = FAILURE_CODES.get(str(error.get("code")), "RUN_FAILED")
+        where = {"node_id": error["node_id"]} if error.get("node_id") else None
+        raise KiongaError(code, str(error.get("message") or "The run failed."), where=where,
+                          data=summary, details={"failure_code": error.get("code")})
+    if status == "completed" and run.get("output") is None:
+        rejected = [e for e in run.get("events", []) if e.get("type") == "approval.resolved"
+                    and e.get("reason") == "rejected"]
+        if rejected:
+            raise KiongaError("APPROVAL_REJECTED", "A person rejected the approval, so the "
+                              "run ended without output.",
+                              where={"node_id": rejected[-1].get("node_id")}, data=summary)
+
+
+def run_events(gw: Gateway, run_id: str, design_id: str | None = None,
+               after: int = -1) -> Result:
+    design_id = design_id or find_run_design(gw, run_id)
+    events: list[dict[str, Any]] = []
+    while True:
+        page = gw.request("GET", f"/agent-designs/{design_id}/runs/{run_id}/events",
+                          params={"after": after}, not_found="RUN_NOT_FOUND")
+        events += page["events"]
+        if not page["events"] or page.get("next_after") in (None, after):
+            break
+        after = page["next_after"]
+    return Result({"run_id": run_id, "design_id": design_id, "events": events,
+                   "complete": page.get("complete")})
+
+
+def follow(gw: Gateway, design_id: str, run_id: str, last_event_id: int | None = None,
+           *, retries: int = 8, on_reconnect: Callable[[int | None], None] | None = None,
+           ) -> Iterator[dict[str, Any]]:
+    """The run's events over SSE (stored events and live `node.delta`s) until its terminal
+    event; a dropped stream is resumed from the last seen `Last-Event-ID`."""
+    path = f"/api/v1/agent-designs/{design_id}/runs/{run_id}/events"
+    failures = 0
+    while True:
+        headers = {"Accept": "text/event-stream"}
+        if last_event_id is not None:
+            headers["Last-Event-ID"] = str(last_event_id)
+        try:
+            with connect_sse(gw.http, "GET", path, headers=headers,
+                             timeout=httpx.Timeout(gw.settings.timeout, read=60.0)) as source:
+                if not source.response.is_success:
+                    source.response.read()
+                    raise error_of(source.response, "RUN_NOT_FOUND")
+                for sse in source.iter_sse():
+                    failures = 0
+                    if not sse.data:
+                        continue
+                    event = json.loads(sse.data)
+                    if sse.id:
+                        last_event_id = int(sse.id)
+                    yield event
+                    if event.get("type") in TERMINAL_EVENTS:
+                        return
+        except (httpx.TransportError, SSEError) as exc:
+            failures += 1
+            if failures > retries:
+                raise KiongaError("GATEWAY_UNREACHABLE", f"The event stream broke: {exc}",
+                                  data={"run_id": run_id, "last_event_id": last_event_id},
+                                  hint=f"Resume with `kionga runs events {run_id} --follow`."
+                                  ) from exc
+        else:
+            # The stream ended without the terminal event: ask whether the run is over.
+            if run_get(gw, run_id, design_id)["status"] in FINAL_STATUSES:
+                failures += 1
+                if failures > 2:
+                    return
+        if on_reconnect is not None:
+            on_reconnect(last_event_id)
+        time.sleep(min(0.2 * 2 ** failures, 5.0))
+
+
+def wait_stored(gw: Gateway, design_id: str, run_id: str,
+                timeout: float = 15.0) -> dict[str, Any]:
+    """The run once its row is final: a followed stream sees the terminal event live, a
+    moment before the gateway has stored it."""
+    deadline = time.monotonic() + timeout
+    while True:
+        run = run_get(gw, run_id, design_id)
+        events = run.get("events") or []
+        if run["status"] in FINAL_STATUSES and events and events[-1]["type"] in TERMINAL_EVENTS:
+            return run
+        if time.monotonic() > deadline:
+            return run
+        time.sleep(0.1)
+
+
+def run_cancel(gw: Gateway, run_id: str, design_id: str | None = None) -> Result:
+    design_id = design_id or find_run_design(gw, run_id)
+    try:
+        run = gw.request("POST", f"/agent-designs/{design_id}/runs/{run_id}/cancel",
+                         not_found="RUN_NOT_FOUND")
+    except KiongaError as exc:
+        exc.data = exc.data or {"run_id": run_id}
+        raise
+    return Result(_run_data(run))
+
+
+# --- evaluations, publish, versions, approvals ---------------------------------------------
+
+def evaluate(gw: Gateway, design_id: str, *, revision: int | None = None, gate: bool = False,
+             allow_side_effects: bool = False, detach: bool = False,
+             poll: float = 0.5, timeout: float = 600.0) -> Result:
+    """Start an evaluation of the design's fixtures and, unless detached, wait for it."""
+    body: dict[str, Any] = {"gate": gate, "allow_side_effects": allow_side_effects}
+    if revision is not None:
+        body["revision"] = revision
+    evaluation = gw.request("POST", f"/agent-designs/{design_id}/evaluations", json=body,
+                            not_found="DESIGN_NOT_FOUND")
+    deadline = time.monotonic() + timeout
+    while not detach and evaluation.get("status") not in EVALUATION_FINAL:
+        if time.monotonic() > deadline:
+            raise KiongaError("RUN_TIMEOUT", "The evaluation did not finish in time.",
+                              data=_evaluation_data(evaluation))
+        time.sleep(poll)
+        evaluation = gw.request("GET", f"/agent-evaluations/{evaluation['id']}",
+                                not_found="EVALUATION_NOT_FOUND")
+    data = _evaluation_data(evaluation)
+    if evaluation.get("status") == "cancelled":
+        raise KiongaError("RUN_CANCELLED", "The evaluation was cancelled.", data=data)
+    if evaluation.get("status") == "error":
+        raise KiongaError("RUN_FAILED", "The evaluation could not finish.", data=data)
+    return Result(data)
+
+
+def _evaluation_data(evaluation: dict[str, Any]) -> dict[str, Any]:
+    return {"evaluation_id": evaluation.get("id"), **evaluation}
+
+
+def publish(gw: Gateway, design_id: str, *, revision: int | None = None, notes: str = "",
+            evaluation_id: str | None = None) -> Result:
+    if revision is None:
+        revision = int(gw.request("GET", f"/agent-designs/{design_id}",
+                                  not_found="DESIGN_NOT_FOUND")["revision"])
+    body: dict[str, Any] = {"revision": revision, "notes": notes}
+    if evaluation_id:
+        body["evaluation_id"] = evaluation_id
+    before = {v["id"] for v in versions_list(gw, design_id).data["versions"]}
+    version = gw.request("POST", f"/agent-designs/{design_id}/publish", json=body,
+                         not_found="DESIGN_NOT_FOUND")
+    return Result({"version_id": version["id"], "created": version["id"] not in before,
+                   **version})
+
+
+def versions_list(gw: Gateway, design_id: str) -> Result:
+    found = gw.request("GET", f"/agent-designs/{design_id}/versions",
+                       not_found="DESIGN_NOT_FOUND")
+    return Result({"design_id": design_id, "versions": found["versions"]})
+
+
+def approvals_list(gw: Gateway, *, status: str | None = "pending",
+                   project_id: int | None = None, run_id: str | None = None,
+                   limit: int | None = None) -> Result:
+    found = gw.request("GET", "/agent-approvals", params={
+        "status": status, "project_id": project_id, "run_id": run_id, "limit": limit})
+    return Result({"approvals": found["approvals"], "next_before": found.get("next_before")})
