@@ -8,7 +8,6 @@ from django import forms
 from django.contrib import admin
 
 from kionga.egress import configured_url_refusal
-
 from kionga.resource_models import (
     ApiConnection,
     Dataset,

@@ -3,7 +3,6 @@ role's token: no request may produce a 5xx, and every invalid_request names its 
 
 from __future__ import annotations
 
-from typing import Any
 from urllib.parse import urlencode
 
 import schemathesis
