@@ -88,15 +88,16 @@ def kind_views(kind: Kind) -> tuple[Any, Any]:
     create_view = extend_schema(request=kind.body, responses={201: shape, **ERRORS},
                                 operation_id=f"create_{kind.name}")(
         api_view(["POST"])(_named(f"create_{kind.name}", create)))
-    detail = _named(f"{kind.name}_detail", detail)
-    detail = extend_schema(methods=["GET"], responses={200: shape, **ERRORS},
-                           operation_id=f"get_{kind.name}")(detail)
-    detail = extend_schema(methods=["PATCH"], request=kind.body(partial=True),
-                           responses={200: shape, **ERRORS},
-                           operation_id=f"update_{kind.name}")(detail)
-    detail = extend_schema(methods=["DELETE"], responses=NO_CONTENT,
-                           operation_id=f"delete_{kind.name}")(detail)
-    return create_view, api_view(["GET", "PATCH", "DELETE"])(detail)
+    detail_view: Any = api_view(["GET", "PATCH", "DELETE"])(
+        _named(f"{kind.name}_detail", detail))
+    detail_view = extend_schema(methods=["GET"], responses={200: shape, **ERRORS},
+                                operation_id=f"get_{kind.name}")(detail_view)
+    detail_view = extend_schema(methods=["PATCH"], request=kind.body(partial=True),
+                                responses={200: shape, **ERRORS},
+                                operation_id=f"update_{kind.name}")(detail_view)
+    detail_view = extend_schema(methods=["DELETE"], responses=NO_CONTENT,
+                                operation_id=f"delete_{kind.name}")(detail_view)
+    return create_view, detail_view
 
 
 def _knowledge_base(request: Request, project_id: int, resource_id: str,
