@@ -5,12 +5,18 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from kionga.errors import APIError
 from kionga.models import ApiToken, AuditEvent, Membership, Project, Role
+from kionga.tokens import signed_in_user
+from runs.models import Run
+from runs.read import check_run_readable
 from tests.conftest import Api, CheckedClient
+from tests.designs_helpers import make_design
 from tests.projects_helpers import members_url
 
 MINE = "/api/v1/me/tokens"
@@ -95,6 +101,18 @@ def test_an_admin_revokes_a_tokens_access_to_the_project_only(
     api.assert_error(leaked.get(members_url(acme)), 404, "not_found")
     api.assert_error(leaked.get(f"/api/v1/agent-versions?project_id={acme.pk}"), 404,
                      "not_found")
+    design = make_design(alice, acme)
+    run = Run.objects.create(project=acme, design=design, revision=1, content_sha256="x" * 64,
+                             created_by=alice, status="completed")
+    # The SSE route's own lookup (runs.read.check_run_readable) honours it too; called
+    # directly, as the stream hands its connection back (no transaction in this test).
+    with pytest.raises(APIError):
+        check_run_readable(signed_in_user(ApiToken.objects.get(pk=made["id"])), design.pk,
+                           run.pk)
+    assert check_run_readable(signed_in_user(ApiToken.objects.filter(user=bob).exclude(
+        pk=made["id"]).first()), design.pk, run.pk) == run  # type: ignore[arg-type]
+    api.assert_error(leaked.get(f"/api/v1/agent-designs/{design.pk}"), 404, "not_found")
+    assert other.get(f"/api/v1/agent-designs/{design.pk}").status_code == 200
     assert [p["slug"] for p in leaked.get("/api/v1/me").json()["projects"]] == ["evil"]
     assert leaked.get(members_url(evil)).status_code == 200
     assert other.get(members_url(acme)).status_code == 200
