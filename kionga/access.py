@@ -2,6 +2,10 @@
 
 Someone who is not a member of a project gets 404 for its objects, never 403:
 a 403 would confirm that another tenant's object exists.
+
+A token a project's admin revoked for that project (kionga.models.TokenRevocation)
+makes its holder no member of it for that request: kionga.tokens marks the user
+(kionga.token_scope), and every check here leaves those projects out.
 """
 
 from __future__ import annotations
@@ -11,6 +15,9 @@ from django.db.models import OuterRef, QuerySet, Subquery
 
 from kionga.errors import forbidden, not_found
 from kionga.models import Membership, Project, Role
+from kionga.token_scope import blocked_projects
+
+__all__ = ["blocked_projects"]  # re-exported for the apps' own membership queries
 
 ROLE_RANK: dict[str, int] = {Role.VIEWER: 1, Role.EDITOR: 2, Role.ADMIN: 3}
 
@@ -29,7 +36,7 @@ def parse_project_id(project_id: object) -> int:
 
 
 def membership_of(user: AnyUser, project_id: int) -> Membership | None:
-    if not user.is_authenticated:
+    if not user.is_authenticated or project_id in blocked_projects(user):
         return None
     found = Membership.objects.select_related("project")
     return found.filter(project_id=project_id, user_id=user.pk).first()
@@ -62,8 +69,11 @@ def role_in_project(user: AnyUser, project_field: str = "project_id") -> Subquer
     view can load an object and authorize it in one query."""
     # No account has pk 0: an anonymous caller is a member of nothing.
     user_id: int = user.pk if user.is_authenticated else 0
-    return Subquery(Membership.objects.filter(
-        project_id=OuterRef(project_field), user_id=user_id).values("role")[:1])
+    found = Membership.objects.filter(project_id=OuterRef(project_field), user_id=user_id)
+    blocked = blocked_projects(user)
+    if blocked:
+        found = found.exclude(project_id__in=blocked)
+    return Subquery(found.values("role")[:1])
 
 
 def projects_of(user: AnyUser, min_role: str = Role.VIEWER) -> QuerySet[Project]:
@@ -72,7 +82,9 @@ def projects_of(user: AnyUser, min_role: str = Role.VIEWER) -> QuerySet[Project]
     if not user.is_authenticated:
         return Project.objects.none()
     roles = [name for name, rank in ROLE_RANK.items() if rank >= ROLE_RANK[min_role]]
-    return Project.objects.filter(memberships__user_id=user.pk, memberships__role__in=roles)
+    found = Project.objects.filter(memberships__user_id=user.pk, memberships__role__in=roles)
+    blocked = blocked_projects(user)
+    return found.exclude(pk__in=blocked) if blocked else found
 
 
 def _check_role_name(role: str) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
-from kionga.models import ApiToken, AuditEvent, Membership, Project
+from kionga.models import ApiToken, AuditEvent, Membership, Project, TokenRevocation
 
 
 class MembershipInline(admin.TabularInline):
@@ -33,10 +33,12 @@ class MembershipAdmin(admin.ModelAdmin):
 @admin.register(ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin):
     # Tokens are issued by `manage.py bootstrap` or the API; here only revoke.
-    list_display = ["name", "user", "prefix", "created_at", "last_used_at", "revoked"]
+    list_display = ["name", "user", "prefix", "created_at", "last_used_at", "expires_at",
+                    "revoked"]
     list_filter = ["revoked"]
     search_fields = ["name", "prefix", "user__username"]
-    fields = ["user", "name", "prefix", "token_hash", "created_at", "last_used_at", "revoked"]
+    fields = ["user", "name", "prefix", "token_hash", "created_at", "last_used_at",
+              "expires_at", "revoked"]
     readonly_fields = ["user", "name", "prefix", "token_hash", "created_at", "last_used_at"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -71,3 +73,10 @@ class AuditEventAdmin(ReadOnlyAdmin):
 
 # Resource pages live beside their models; importing registers them.
 import kionga.resource_admin  # noqa: E402,F401
+
+
+@admin.register(TokenRevocation)
+class TokenRevocationAdmin(ReadOnlyAdmin):
+    # Written by project admins (DELETE projects/{id}/tokens/{token_id}); a record of it.
+    list_display = ["created_at", "token", "project", "revoked_by"]
+    list_filter = ["project"]

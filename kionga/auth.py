@@ -8,7 +8,7 @@ from rest_framework.authentication import BaseAuthentication, get_authorization_
 from rest_framework.request import Request
 
 from kionga.models import ApiToken
-from kionga.tokens import find_token, touch
+from kionga.tokens import find_token, signed_in_user
 
 
 class BearerTokenAuthentication(BaseAuthentication):
@@ -23,8 +23,7 @@ class BearerTokenAuthentication(BaseAuthentication):
         token = find_token(parts[1].decode("latin-1"))
         if token is None:
             raise invalid_token("The token is unknown or revoked.")
-        touch(token)
-        return token.user, token
+        return signed_in_user(token), token
 
     def authenticate_header(self, request: Request) -> str:
         # A WWW-Authenticate value makes DRF answer 401 instead of 403.

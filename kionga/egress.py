@@ -149,3 +149,40 @@ def guarded_transport() -> httpx.HTTPTransport:
         ssl_context=httpx.create_ssl_context(), network_backend=GuardedBackend(current_policy()),
     )
     return transport
+
+
+LOCAL_NAMES = ("localhost", "localhost.localdomain")
+
+
+def configured_url_refusal(url: str) -> str | None:
+    """Why a URL a project admin (or staff) configures is refused now, or None.
+
+    The same policy as at connect time, on what can be known without a DNS lookup (a
+    request must not wait on one, and a name may resolve elsewhere later anyway): an
+    http(s) URL with a host; an address the policy refuses; a platform service's
+    host:port; a local name. Every other name is checked again at each connection.
+    """
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return "Enter a valid http or https URL."
+    host = (parts.hostname or "").lower().rstrip(".")
+    if parts.scheme not in ("http", "https") or not host:
+        return "Enter a valid http or https URL."
+    if parts.username is not None or parts.password is not None:
+        return "Put credentials in the secret, not in the URL."
+    port = port or (443 if parts.scheme == "https" else 80)
+    try:
+        address: Address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        if host in LOCAL_NAMES or host.endswith(".localhost"):
+            address = ipaddress.ip_address("127.0.0.1")
+        else:
+            address = ipaddress.ip_address("8.8.8.8")  # stands for "some public address"
+    try:
+        current_policy().check(host, port, address)
+    except EgressRefused:
+        return ("The egress policy refuses this destination (a private, local or platform "
+                "address); ask the operators to allow it (KIONGA_EGRESS_ALLOW).")
+    return None

@@ -27,6 +27,8 @@ ErrorCode = Literal[
     "not_found", "method_not_allowed", "not_acceptable", "unsupported_media_type",
     "payload_too_large", "throttled", "request_header_fields_too_large", "internal_error",
     "service_unavailable",
+    # projects' self-administration (kionga.projects)
+    "already_member", "last_admin", "resource_exists", "resource_in_use",
     # designs
     "invalid_document", "stale_revision", "validation_failed", "quality_gate",
     # runs

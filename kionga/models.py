@@ -66,6 +66,8 @@ class ApiToken(models.Model):
     token_hash = models.CharField(max_length=64, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
+    # None: never expires. An expired token authenticates nobody.
+    expires_at = models.DateTimeField(null=True, blank=True)
     revoked = models.BooleanField(default=False)
 
     def __str__(self) -> str:
@@ -78,8 +80,30 @@ class ApiToken(models.Model):
             "prefix": self.prefix,
             "created_at": self.created_at.isoformat(),
             "last_used_at": self.last_used_at.isoformat() if self.last_used_at else None,
+            "expires_at": self.expires_at.isoformat() if self.expires_at else None,
             "revoked": self.revoked,
         }
+
+
+class TokenRevocation(models.Model):
+    """A project admin took one token's access to their project away: the token still
+    works elsewhere, but kionga.access treats its holder as no member of `project`."""
+
+    token = models.ForeignKey(ApiToken, on_delete=models.CASCADE, related_name="revocations")
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
+    revoked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["token", "project"], name="token_revocation_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.token} revoked in {self.project}"
 
 
 class AuditEvent(models.Model):
@@ -140,4 +164,5 @@ __all__ = [
     "ModelEndpoint",
     "Project",
     "Role",
+    "TokenRevocation",
 ]

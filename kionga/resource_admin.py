@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 from django.contrib import admin
 
+from kionga.egress import configured_url_refusal
 from kionga.resource_models import (
     ApiConnection,
     Dataset,
@@ -42,11 +43,18 @@ class KeepSecretForm(forms.ModelForm):
         return cleaned
 
 
+def check_egress(url: str) -> None:
+    """The egress policy the API applies to the same URLs (kionga.egress)."""
+    refusal = configured_url_refusal(url) if url else None
+    if refusal:
+        raise forms.ValidationError(refusal)
+
+
 def https_url() -> forms.URLField:
     # A URL typed without a scheme means https (Django 6's default, chosen now). Each
     # resource form declares its URL with this (the admin's formfield_overrides would
     # come too late: a ModelForm makes its fields, and warns, when its class is made).
-    return forms.URLField(max_length=500, assume_scheme="https")
+    return forms.URLField(max_length=500, assume_scheme="https", validators=[check_egress])
 
 
 class ModelEndpointForm(KeepSecretForm):

@@ -19,6 +19,7 @@ class ProjectResource(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
     key = models.SlugField(max_length=100, help_text=KEY_HELP)
     name = models.CharField(max_length=200, blank=True)
+    description = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -53,7 +54,6 @@ class Function(ProjectResource):
 
     url = models.URLField(max_length=500)
     secret = models.CharField(max_length=500, blank=True)
-    description = models.TextField(blank=True)
 
     class Meta:
         constraints = _unique_key("function")
@@ -64,14 +64,14 @@ class ApiConnection(ProjectResource):
     # {"Authorization": "Bearer ..."}: sent by the gateway, never shown back.
     secret_headers = models.JSONField(default=dict, blank=True)
     allowed_methods = models.JSONField(default=list, blank=True)
+    # Path prefixes below base_url a run may call, e.g. ["/v1/orders"]; empty: any.
+    allowed_paths = models.JSONField(default=list, blank=True)
 
     class Meta:
         constraints = _unique_key("connection")
 
 
 class KnowledgeBase(ProjectResource):
-    description = models.TextField(blank=True)
-
     class Meta:
         constraints = _unique_key("knowledge_base")
 
@@ -88,8 +88,6 @@ class KnowledgeDocument(models.Model):
 
 
 class Dataset(ProjectResource):
-    description = models.TextField(blank=True)
-
     class Meta:
         constraints = _unique_key("dataset")
 

@@ -232,6 +232,8 @@ SPECTACULAR_SETTINGS = {
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
     "REDOC_DIST": "SIDECAR",
+    # Several bodies have a "role": a project role here, a chat role elsewhere.
+    "ENUM_NAME_OVERRIDES": {"ProjectRoleEnum": ["viewer", "editor", "admin"]},
 }
 
 # Celery: Redis is both broker and result backend; JSON only (no pickle).

@@ -10,11 +10,14 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from datetime import datetime
 
 from django.contrib.auth.models import User
+from django.db.models import Q
 from django.utils import timezone
 
-from kionga.models import ApiToken
+from kionga.models import ApiToken, TokenRevocation
+from kionga.token_scope import block_projects
 
 TOKEN_PREFIX = "kio_"
 PREFIX_LENGTH = 8
@@ -32,22 +35,28 @@ def hash_token(raw: str) -> str:
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
 
-def issue_token(user: User, name: str) -> str:
+def issue_token(user: User, name: str, expires_at: datetime | None = None) -> str:
     """Create a token for user and return the raw value; it is never retrievable again."""
+    return create_token(user, name, expires_at)[1]
+
+
+def create_token(user: User, name: str,
+                 expires_at: datetime | None = None) -> tuple[ApiToken, str]:
+    """The new token's row and its raw value (shown once, never stored)."""
     raw = new_token(TOKEN_PREFIX)
-    ApiToken.objects.create(
-        user=user, name=name, prefix=raw[:PREFIX_LENGTH], token_hash=hash_token(raw)
-    )
-    return raw
+    token = ApiToken.objects.create(user=user, name=name, prefix=raw[:PREFIX_LENGTH],
+                                    token_hash=hash_token(raw), expires_at=expires_at)
+    return token, raw
 
 
 def find_token(raw: str) -> ApiToken | None:
-    """The live (not revoked, active user) token matching raw, or None."""
+    """The live (not revoked, not expired, active user) token matching raw, or None."""
     if not raw.startswith(TOKEN_PREFIX):
         return None
     wanted = hash_token(raw)
     candidates = ApiToken.objects.select_related("user").filter(
-        prefix=raw[:PREFIX_LENGTH], revoked=False, user__is_active=True
+        Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()),
+        prefix=raw[:PREFIX_LENGTH], revoked=False, user__is_active=True,
     )
     for token in candidates:
         # Constant time, so response timing does not leak how much of a hash matched.
@@ -64,9 +73,15 @@ def touch(token: ApiToken) -> None:
         token.last_used_at = now
 
 
+def signed_in_user(token: ApiToken) -> User:
+    """The person a live token authenticates, for one request: last use recorded, and
+    the projects whose admins revoked this token hidden from kionga.access."""
+    touch(token)
+    block_projects(token.user, TokenRevocation.objects.filter(token=token)
+                   .values_list("project_id", flat=True))
+    return token.user
+
+
 def find_user_by_token(raw: str) -> User | None:
     token = find_token(raw)
-    if token is None:
-        return None
-    touch(token)
-    return token.user
+    return None if token is None else signed_in_user(token)

@@ -12,12 +12,14 @@ from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from kionga.access import blocked_projects
 from kionga.models import Membership
 from kionga.serializers import ErrorSerializer, MeSerializer
 
 
 def me_dict(user: User) -> dict[str, Any]:
-    memberships = Membership.objects.filter(user=user).select_related("project")
+    memberships = (Membership.objects.filter(user=user).select_related("project")
+                   .exclude(project_id__in=blocked_projects(user)))
     projects = [
         {"id": m.project.pk, "slug": m.project.slug, "name": m.project.name, "role": m.role}
         for m in memberships.order_by("project_id")

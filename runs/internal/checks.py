@@ -79,11 +79,23 @@ def check_object_key(params: Any) -> str:
 
 def check_connection_call(connection: ApiConnection, method: str, path: str) -> str:
     """The URL of an API connection call (serializers.ConnectionCallSerializer checked the
-    body), or 403 for a method the connection does not allow or a path escaping its base."""
+    body), or 403 for a method the connection does not allow, a path escaping its base
+    or outside its allowed_paths (prefixes, matched at a "/" boundary; none: any)."""
     allowed = [str(m).upper() for m in connection.allowed_methods or DEFAULT_METHODS]
     if method not in allowed:
         raise denied(f"{method} is not allowed on connection {connection.key!r}.")
-    return connection_url(connection, path)
+    url = connection_url(connection, path)
+    prefixes = [p for p in connection.allowed_paths or [] if isinstance(p, str)]
+    only_path = unquote(path.split("?", 1)[0])
+    if prefixes and not any(_below(only_path, prefix) for prefix in prefixes):
+        raise denied(f"{path!r} is not among the allowed paths of connection "
+                     f"{connection.key!r}.")
+    return url
+
+
+def _below(path: str, prefix: str) -> bool:
+    prefix = prefix.rstrip("/")
+    return not prefix or path == prefix or path.startswith(prefix + "/")
 
 
 def connection_url(connection: ApiConnection, path: str) -> str:

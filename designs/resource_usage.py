@@ -1,0 +1,24 @@
+"""The published versions that use a resource, for kionga.projects.usage: a resource
+a version's graph (or a flow it embeds) names cannot be deleted while the version
+exists. Drafts are not counted: their next validation says unknown_resource."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from contracts.resources import graph_resources
+from designs.models import Version
+from kionga.models import Project
+
+
+def versions_using(project: Project, kind: str, resource_id: str) -> list[dict[str, Any]]:
+    found = []
+    rows = (Version.objects.filter(project=project).select_related("design")
+            .only("pk", "number", "artifact", "design__name").order_by("design__name", "number"))
+    for version in rows.iterator(chunk_size=200):
+        graphs = [version.artifact.get("graph") or {}]
+        graphs += [sub.get("graph") or {} for sub in version.artifact.get("subflows", [])]
+        if any(resource_id in graph_resources(graph).get(kind, []) for graph in graphs):
+            found.append({"type": "version", "id": str(version.pk),
+                          "design": version.design.name, "number": version.number})
+    return found

@@ -1,0 +1,30 @@
+"""Request bodies of the members and tokens routes."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from kionga.models import Role
+from kionga.request_body import StrictCharField
+
+ROLES = [role.value for role in Role]
+
+
+class AddMemberSerializer(serializers.Serializer):
+    user = StrictCharField(max_length=254, help_text="An existing person's username or email.")
+    role = serializers.ChoiceField(choices=ROLES)
+
+
+class ChangeMemberSerializer(serializers.Serializer):
+    role = serializers.ChoiceField(choices=ROLES)
+
+
+class CreateTokenSerializer(serializers.Serializer):
+    name = StrictCharField(max_length=100)
+    expires_at = serializers.DateTimeField(required=False, allow_null=True,
+                                           help_text="Omitted or null: never expires.")
+
+
+class UpdateTokenSerializer(serializers.Serializer):
+    name = StrictCharField(max_length=100, required=False)
+    expires_at = serializers.DateTimeField(required=False, allow_null=True)
