@@ -15,9 +15,10 @@ class CaseInline(admin.TabularInline):  # type: ignore[type-arg]
     extra = 0
     can_delete = False
     show_change_link = True
-    fields = readonly_fields = ["position", "case_id", "name", "status", "reason", "tool_accuracy",
-              "judge_scores", "review_status", "review_note", "reviewed_by", "run",
-              "judge_run"]
+    readonly_fields = ("position", "case_id", "name", "status", "reason", "tool_accuracy",
+                       "judge_scores", "review_status", "review_note", "reviewed_by", "run",
+                       "judge_run")
+    fields = readonly_fields
 
     def has_add_permission(self, request: object, obj: object = None) -> bool:
         return False
