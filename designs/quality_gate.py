@@ -73,10 +73,10 @@ def gate_problems(found: GateEvaluation, content_sha256: str) -> list[str]:
         problems.append(f"it did not pass ({found.summary.get('passed_cases', 0)} of "
                         f"{found.summary.get('cases', 0)} cases passed)")
     if found.summary.get("content_sha256") != content_sha256:
-        problems.append("it evaluated another behaviour hash than this revision's; "
-                        "evaluate the revision you publish")
+        problems.append("it evaluated another behaviour hash than this revision's (evaluate "
+                        "the revision you publish)")
     if not found.gate:
-        problems.append("it ran a chosen subset of the cases; start one with gate: true")
+        problems.append("it ran a chosen subset of the cases (start one with gate: true)")
     return problems
 
 
