@@ -20,9 +20,10 @@ def completed_calls(run: Run, calls: list[str]) -> list[str]:
     failure went down its error port did not complete)."""
     if not calls:
         return []
-    done = set(RunEvent.objects.filter(run=run, type="node.completed",
-                                       data__node_id__in=calls)
-               .exclude(data__port="error").values_list("data__node_id", flat=True))
+    rows = RunEvent.objects.filter(run=run, type="node.completed", data__node_id__in=calls)
+    # In Python: output nodes' events have no port, and SQL's NOT would drop them too.
+    done = {node for node, port in rows.values_list("data__node_id", "data__port")
+            if port != "error"}
     return [call for call in calls if call in done]
 
 

@@ -64,9 +64,11 @@ def end_run(run_id: Any, status: str = "completed", output: str | None = None,
             error: dict[str, str] | None = None) -> None:
     """The run ended as the ingester stores it: its node.completed events and status."""
     for seq, node in enumerate(completed):
-        RunEvent.objects.create(run_id=run_id, seq=seq, type="node.completed",
-                                data={"seq": seq, "type": "node.completed", "node_id": node,
-                                      "port": "out", "at": timezone.now().isoformat()})
+        data = {"seq": seq, "type": "node.completed", "node_id": node,
+                "at": timezone.now().isoformat()}
+        if node != "output":  # an output node fires no port
+            data["port"] = "out"
+        RunEvent.objects.create(run_id=run_id, seq=seq, type="node.completed", data=data)
     Run.objects.filter(pk=run_id).update(status=status, output=output, error=error,
                                          finished_at=timezone.now())
 
