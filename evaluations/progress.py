@@ -12,7 +12,8 @@ run (evaluations.receivers, on runs.signals.runs_ended). Both are idempotent:
 
 Concurrency is bounded by the project's share of the runner (runs.quota). A refusal
 for capacity (429) or a Redis hiccup (503) leaves the case waiting: a case that ends
-advances again, and with none in flight a retry is scheduled.
+advances again, and with none in flight a retry is scheduled. Any other refusal is the
+target's, not a case's: the evaluation fails with it (status `failed`, `error`).
 """
 
 from __future__ import annotations
@@ -67,7 +68,18 @@ def advance(evaluation_id: str) -> None:
         if not in_flight and not waiting:
             _finish(evaluation)
             return
-        started, blocked = _start_waiting(evaluation, concurrency() - in_flight)
+        failed, in_flight_runs = False, []
+        try:
+            started, blocked = _start_waiting(evaluation, concurrency() - in_flight)
+        except APIError as error:
+            # Not a case's fault: its target cannot run any more (a resource deleted,
+            # the author gone). Every case would fail alike: the evaluation fails once.
+            in_flight_runs = _end_early(evaluation, "failed", None,
+                                        {"code": error.code, "message": error.message})
+            failed = True
+        if failed:
+            transaction.on_commit(lambda: _cancel_runs(evaluation.created_by, in_flight_runs))
+            return
         if started and evaluation.status == "queued":
             evaluation.status, evaluation.started_at = "running", timezone.now()
             evaluation.save(update_fields=["status", "started_at"])
@@ -94,7 +106,7 @@ def _start_waiting(evaluation: Evaluation, room: int) -> tuple[int, bool]:
         except APIError as error:
             if error.status_code in WAIT_STATUSES:
                 return started, True
-            _fail_unstartable(case, error)
+            raise
     return started, False
 
 
@@ -135,12 +147,6 @@ def judge_of(evaluation: Evaluation) -> JudgeConfig:
     """The judge recorded when the evaluation started (one judge for all its cases)."""
     return JudgeConfig(evaluation.judge_backend, evaluation.judge_model,
                        int(settings.KIONGA_JUDGE_TIMEOUT_SECONDS))
-
-
-def _fail_unstartable(case: EvaluationCase, error: APIError) -> None:
-    scoring.end(case, False, f"Its run could not start: {error.message}")
-    EvaluationCase.objects.filter(pk=case.pk, status__in=CASE_WAITING).update(
-        status=case.status, reason=case.reason, finished_at=case.finished_at)
 
 
 def settle(case_ids: list[int]) -> None:
@@ -196,21 +202,35 @@ def do_cancel_evaluation(user: User, evaluation: Evaluation) -> Evaluation:
         if locked.status not in EVALUATION_ACTIVE:
             raise APIError(409, "evaluation_not_active",
                            f"The evaluation is already {locked.status}.")
-        runs = [run for case in locked.cases.filter(status__in=CASE_IN_FLIGHT)
-                .select_related("run", "judge_run")
-                if (run := case.judge_run if case.status == "judging" else case.run)]
-        locked.cases.exclude(status__in=CASE_FINAL).update(
-            status="cancelled", reason="The evaluation was cancelled.",
-            finished_at=timezone.now())
-        locked.status, locked.passed, locked.finished_at = "cancelled", False, timezone.now()
-        locked.save(update_fields=["status", "passed", "finished_at"])
-        _audit_finished(locked, user, case_counts(
-            locked.cases.values_list("status", flat=True)))
+        runs = _end_early(locked, "cancelled", user, None)
+    _cancel_runs(user, runs)
+    return locked
+
+
+def _end_early(evaluation: Evaluation, status: str, actor: User | None,
+               error: dict[str, str] | None) -> list[Run]:
+    """End a locked evaluation before its cases did (cancelled, or failed with `error`):
+    every unfinished case is cancelled; the runs still in flight, to cancel after."""
+    runs = [run for case in evaluation.cases.filter(status__in=CASE_IN_FLIGHT)
+            .select_related("run", "judge_run")
+            if (run := case.judge_run if case.status == "judging" else case.run)]
+    why = "was cancelled" if error is None else f"failed: {error['message'].rstrip('.')}"
+    evaluation.cases.exclude(status__in=CASE_FINAL).update(
+        status="cancelled", reason=f"The evaluation {why}.", finished_at=timezone.now())
+    evaluation.status, evaluation.passed, evaluation.error = status, False, error
+    evaluation.finished_at = timezone.now()
+    evaluation.save(update_fields=["status", "passed", "error", "finished_at"])
+    _audit_finished(evaluation, actor, case_counts(
+        evaluation.cases.values_list("status", flat=True)))
+    return runs
+
+
+def _cancel_runs(user: User | None, runs: list[Run]) -> None:
     for run in runs:
         run.refresh_from_db(fields=["status"])
-        if run.is_active:
-            try:
-                do_cancel_run(user, run)
-            except (APIError, *quota.REDIS_ERRORS):
-                pass  # it ended meanwhile, or its lease ends it: the case is cancelled
-    return locked
+        if user is None or not run.is_active:
+            continue  # ended meanwhile; or nobody to cancel as: the runner's lease ends it
+        try:
+            do_cancel_run(user, run)
+        except (APIError, *quota.REDIS_ERRORS):
+            pass  # it ended meanwhile, or its lease ends it: the case is cancelled

@@ -155,3 +155,19 @@ def test_it_cancels_the_remaining_cases(api: Api, alice: Any, acme: Any,
     api.assert_error(client.post(url), 409, "evaluation_not_active")
     finished = AuditEvent.objects.get(action="evaluation.finished")
     assert finished.details["status"] == "cancelled" and finished.actor == alice
+
+
+def test_it_fails_the_evaluation_when_its_target_cannot_run(
+        api: Api, alice: Any, acme: Any, runner_configured: Any, rds: redis.Redis,
+        gateway_queue: redis.Redis) -> None:
+    design = make_evaluated(alice, acme, [calls_only("c0", "x"), calls_only("c1", "y")])
+    evaluation = start(api, alice, design)
+    Evaluation.objects.filter(pk=evaluation.pk).update(created_by=None)
+    progress.advance(str(evaluation.pk))
+    found = Evaluation.objects.get(pk=evaluation.pk)
+    assert (found.status, found.passed, Run.objects.count()) == ("failed", False, 0)
+    assert found.error == {"code": "invalid_request",
+                           "message": "The evaluation's author no longer exists."}
+    assert set(found.cases.values_list("reason", flat=True)) == {
+        "The evaluation failed: The evaluation's author no longer exists."}
+    assert AuditEvent.objects.get(action="evaluation.finished").details["status"] == "failed"
