@@ -1,23 +1,48 @@
-"""The quality gate of a publish: where the evaluations issue plugs in.
+"""The quality gate of a publish.
 
 Publishing needs a passing evaluation when the design's `require_evaluation` is on or
 when the publish names an `evaluation_id` (decisions.md, publish): it must be
-complete, passed, and of the published revision's behaviour hash. No evaluation can
-exist yet, so today every gated publish is refused; the evaluations app will give
-`find_evaluation` a body that looks the evaluation up.
+complete, passed, and of the published revision's behaviour hash; and it must be a
+`gate` evaluation (one that ran every case, not a chosen few). The refusal names each
+condition that failed.
+
+Evaluations live in an app above designs, so designs cannot import it: the
+evaluations app registers how to find an evaluation (`register_finder`, from its
+AppConfig.ready). Without one, no evaluation exists and every gated publish is refused.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from designs.models import Design
 from kionga.errors import APIError
 
 
-def find_evaluation(design: Design, evaluation_id: str) -> dict[str, Any] | None:
-    """The evaluation's summary (artifact.v1 `evaluation_summary`), or None when the
-    design has no such evaluation. Evaluations do not exist yet."""
+@dataclass(frozen=True)
+class GateEvaluation:
+    status: str
+    gate: bool
+    summary: dict[str, Any]  # artifact.v1 `evaluation_summary`
+
+
+Finder = Callable[[Design, Any], GateEvaluation | None]
+_finders: list[Finder] = []
+
+
+def register_finder(finder: Finder) -> None:
+    if finder not in _finders:
+        _finders.append(finder)
+
+
+def find_evaluation(design: Design, evaluation_id: Any) -> GateEvaluation | None:
+    """The design's evaluation of that ID, or None when it has none."""
+    for finder in _finders:
+        found = finder(design, evaluation_id)
+        if found is not None:
+            return found
     return None
 
 
@@ -30,15 +55,29 @@ def check_quality_gate(design: Design, content_sha256: str,
     if evaluation_id is None:
         raise _refused("This design requires a passing evaluation to publish: send "
                        "evaluation_id.", content_sha256)
-    summary = find_evaluation(design, evaluation_id)
-    if summary is None:
+    found = find_evaluation(design, evaluation_id)
+    if found is None:
         raise _refused("The evaluation does not exist for this design.", content_sha256)
-    if not summary.get("passed"):
-        raise _refused("The evaluation did not pass.", content_sha256)
-    if summary.get("content_sha256") != content_sha256:
-        raise _refused("The evaluation evaluated another behaviour than this revision's; "
-                       "evaluate the revision you publish.", content_sha256)
-    return summary
+    problems = gate_problems(found, content_sha256)
+    if problems:
+        raise _refused("The evaluation cannot open the quality gate: " + "; ".join(problems)
+                       + ".", content_sha256)
+    return found.summary
+
+
+def gate_problems(found: GateEvaluation, content_sha256: str) -> list[str]:
+    problems = []
+    if found.status != "completed":
+        problems.append(f"it is not complete (it is {found.status})")
+    elif not found.summary.get("passed"):
+        problems.append(f"it did not pass ({found.summary.get('passed_cases', 0)} of "
+                        f"{found.summary.get('cases', 0)} cases passed)")
+    if found.summary.get("content_sha256") != content_sha256:
+        problems.append("it evaluated another behaviour hash than this revision's (evaluate "
+                        "the revision you publish)")
+    if not found.gate:
+        problems.append("it ran a chosen subset of the cases (start one with gate: true)")
+    return problems
 
 
 def _refused(message: str, content_sha256: str) -> APIError:

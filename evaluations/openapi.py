@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from evaluations.models import CASE_STATUSES, EVALUATION_STATUSES, REVIEW_STATUSES
 from kionga.openapi import INTEGER, STRING, obj
 
 _STRINGS: dict[str, Any] = {"type": "array", "items": STRING}
@@ -31,3 +32,44 @@ SUGGESTIONS: dict[str, Any] = obj({
     "suggestions": {"type": "array", "items": SUGGESTION},
     "saved": {"type": "array", "items": CASE},
 }, {"revision": INTEGER})
+
+_NUMBER_OR_NULL: dict[str, Any] = {"type": ["number", "null"]}
+_SCORES: dict[str, Any] = {"type": "object", "additionalProperties": {"type": "number"}}
+COUNTS: dict[str, Any] = obj({"total": INTEGER, "passed": INTEGER, "failed": INTEGER,
+                              "cancelled": INTEGER})
+SLICE: dict[str, Any] = obj({"total": INTEGER, "done": INTEGER, "passed": INTEGER,
+                             "failed": INTEGER, "cancelled": INTEGER,
+                             "tool_accuracy": _NUMBER_OR_NULL, "judge_scores": _SCORES})
+REVIEW: dict[str, Any] = obj({"status": {"enum": list(REVIEW_STATUSES)}, "note": STRING,
+                              "reviewed_by": _NULLABLE_STRING,
+                              "reviewed_at": _NULLABLE_STRING})
+CASE_RESULT: dict[str, Any] = obj({
+    "case_id": STRING, "name": STRING, "input": STRING, "tags": _STRINGS,
+    "expected": {"type": "object"},
+    "status": {"enum": list(CASE_STATUSES)},
+    "passed": {"type": ["boolean", "null"]},
+    "reason": STRING, "run_id": _NULLABLE_STRING, "judge_run_id": _NULLABLE_STRING,
+    "output": _NULLABLE_STRING, "tool_accuracy": _NUMBER_OR_NULL,
+    "completed_calls": _STRINGS, "judge_scores": _SCORES, "judge_reason": STRING,
+    "review": {"anyOf": [REVIEW, {"type": "null"}]},
+    "finished_at": _NULLABLE_STRING,
+})
+_EVALUATION_FIELDS: dict[str, Any] = {
+    "id": STRING, "design_id": STRING, "project_id": INTEGER, "revision": INTEGER,
+    "version_id": _NULLABLE_STRING, "content_sha256": STRING, "gate": {"type": "boolean"},
+    "allow_side_effects": {"type": "boolean"}, "fixtures_revision": INTEGER,
+    "status": {"enum": list(EVALUATION_STATUSES)},
+    "passed": {"type": ["boolean", "null"]}, "error": {"type": ["object", "null"]},
+    "progress": obj({"done": INTEGER, "total": INTEGER}), "counts": COUNTS,
+    "judge": obj({"backend": STRING, "model": STRING, "rubric_version": STRING}),
+    "judge_scores": _SCORES, "tool_accuracy": _NUMBER_OR_NULL,
+    "slices": {"type": "object", "additionalProperties": SLICE},
+    "reviews": {"type": "object", "additionalProperties": INTEGER},
+    "created_by": _NULLABLE_STRING, "created_at": STRING,
+    "started_at": _NULLABLE_STRING, "finished_at": _NULLABLE_STRING,
+}
+EVALUATION_BRIEF: dict[str, Any] = obj(_EVALUATION_FIELDS)
+EVALUATION: dict[str, Any] = obj({**_EVALUATION_FIELDS,
+                                  "cases": {"type": "array", "items": CASE_RESULT}})
+EVALUATION_LIST: dict[str, Any] = obj({"evaluations": {"type": "array",
+                                                       "items": EVALUATION_BRIEF}})

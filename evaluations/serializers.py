@@ -11,6 +11,7 @@ from typing import Any, Final
 from rest_framework import serializers
 
 from contracts.suggest import MAX_CASE_NAME, MAX_SUGGESTED_INPUT
+from evaluations.models import REVIEW_STATUSES
 from kionga.request_body import (
     StrictBooleanField,
     StrictCharField,
@@ -94,3 +95,28 @@ class SuggestSerializer(serializers.Serializer):
         fields["save"] = StrictBooleanField(required=False, default=False,
                                             help_text="Store the proposals whose name is free.")
         return fields
+
+
+MAX_REVIEW_NOTE_CHARS: Final = 4_000
+
+
+class StartEvaluationSerializer(serializers.Serializer):
+    gate = StrictBooleanField(required=False, default=False,
+                              help_text="For the quality gate: runs every case (leave cases "
+                                        "out); only such an evaluation may open the gate.")
+    version_id = serializers.UUIDField(required=False, allow_null=True, default=None,
+                                       help_text="Evaluate this published version of the "
+                                                 "design instead of a revision.")
+    cases = serializers.ListField(child=StrictCharField(max_length=MAX_CASE_ID),
+                                  required=False, allow_null=True, default=None,
+                                  max_length=MAX_CASES, help_text="Case IDs; all by default.")
+    allow_side_effects = StrictBooleanField(required=False, default=False)
+    revision = StrictIntegerField(min_value=1, max_value=2**31 - 1, required=False,
+                                  allow_null=True, default=None,
+                                  help_text="Defaults to the design's latest revision.")
+
+
+class ReviewSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=REVIEW_STATUSES)
+    note = StrictCharField(required=False, allow_blank=True, default="",
+                           max_length=MAX_REVIEW_NOTE_CHARS)

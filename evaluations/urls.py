@@ -9,4 +9,11 @@ urlpatterns = [
          name="design-fixtures"),
     path("agent-designs/<uuid:design_id>/fixtures/suggest", views.suggest,
          name="design-fixtures-suggest"),
+    path("agent-designs/<uuid:design_id>/evaluations", views.design_evaluations,
+         name="design-evaluations"),
+    path("agent-evaluations/<uuid:evaluation_id>", views.evaluation, name="evaluation"),
+    path("agent-evaluations/<uuid:evaluation_id>/cancel", views.cancel,
+         name="evaluation-cancel"),
+    path("agent-evaluations/<uuid:evaluation_id>/cases/<str:case_id>/review", views.review,
+         name="evaluation-case-review"),
 ]

@@ -1,4 +1,5 @@
-"""Evaluations API (fixtures so far): thin views that parse, call one action, answer."""
+"""Evaluations API: fixtures, suggestions, evaluations and reviews. Thin views that
+parse, call one action, answer."""
 
 from __future__ import annotations
 
@@ -11,9 +12,17 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from designs.actions import check_design_access
-from evaluations import fixtures
+from evaluations import actions, fixtures
 from evaluations import openapi as doc
-from evaluations.serializers import PutFixturesSerializer, SuggestSerializer
+from evaluations.progress import do_cancel_evaluation
+from evaluations.serializers import (
+    PutFixturesSerializer,
+    ReviewSerializer,
+    StartEvaluationSerializer,
+    SuggestSerializer,
+)
+from evaluations.start import StartEvaluation, do_start_evaluation
+from evaluations.summary import case_dict, evaluation_dict
 from kionga.access import check_role
 from kionga.errors import invalid_field
 from kionga.models import Role
@@ -55,3 +64,49 @@ def suggest(request: Request, design_id: uuid.UUID) -> Response:
     saved = fixtures.do_save_suggestions(request.user, design, body["revision"], proposals)
     revision = fixtures.fixtures_dict(design)["revision"]
     return Response({"suggestions": proposals, "saved": saved, "revision": revision})
+
+
+@extend_schema(methods=["GET"], responses=answers(200, doc.EVALUATION_LIST),
+               operation_id="list_evaluations")
+@extend_schema(methods=["POST"], request=StartEvaluationSerializer,
+               responses=answers(201, doc.EVALUATION), operation_id="start_evaluation")
+@api_view(["GET", "POST"])
+def design_evaluations(request: Request, design_id: uuid.UUID) -> Response:
+    if request.method == "GET":
+        design = check_design_access(request.user, design_id)
+        return Response({"evaluations": [evaluation_dict(e, cases, with_cases=False)
+                                         for e, cases in actions.evaluations_of(design)]})
+    design = check_design_access(request.user, design_id, Role.EDITOR)
+    start = StartEvaluation.of(parse(StartEvaluationSerializer, request.data))
+    assert isinstance(request.user, User)
+    evaluation = do_start_evaluation(request.user, design, start)
+    return Response(evaluation_dict(evaluation, actions.cases_of(evaluation)), status=201)
+
+
+@extend_schema(responses=answers(200, doc.EVALUATION), operation_id="get_evaluation")
+@api_view(["GET"])
+def evaluation(request: Request, evaluation_id: uuid.UUID) -> Response:
+    found = actions.check_evaluation_access(request.user, evaluation_id)
+    return Response(evaluation_dict(found, actions.cases_of(found)))
+
+
+@extend_schema(request=None, responses=answers(202, doc.EVALUATION),
+               operation_id="cancel_evaluation")
+@api_view(["POST"])
+def cancel(request: Request, evaluation_id: uuid.UUID) -> Response:
+    found = actions.check_evaluation_access(request.user, evaluation_id, Role.EDITOR)
+    assert isinstance(request.user, User)
+    cancelled = do_cancel_evaluation(request.user, found)
+    return Response(evaluation_dict(cancelled, actions.cases_of(cancelled)), status=202)
+
+
+@extend_schema(request=ReviewSerializer, responses=answers(200, doc.CASE_RESULT),
+               operation_id="review_evaluation_case")
+@api_view(["POST"])
+def review(request: Request, evaluation_id: uuid.UUID, case_id: str) -> Response:
+    found = actions.check_evaluation_access(request.user, evaluation_id, Role.EDITOR)
+    case = actions.check_case(found, case_id)
+    body = parse(ReviewSerializer, request.data)
+    assert isinstance(request.user, User)
+    return Response(case_dict(actions.do_review(request.user, case, body["status"],
+                                                body["note"])))

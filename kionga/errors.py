@@ -37,6 +37,8 @@ ErrorCode = Literal[
     "streams_at_capacity",
     # approvals
     "approval_not_pending",
+    # evaluations
+    "evaluation_not_active", "case_not_finished",
     # internal listener (run credentials)
     "invalid_credential", "run_cancelled", "resource_denied", "side_effects_not_allowed",
     "resource_unavailable", "upstream_rejected", "tool_failed",

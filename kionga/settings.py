@@ -275,6 +275,8 @@ MLAIOPS_LLM_BASE_URL = env.text("MLAIOPS_LLM_BASE_URL", "")
 # Empty judge settings mean "use the platform chat model" (reference).
 KIONGA_JUDGE_BACKEND = env.text("KIONGA_JUDGE_BACKEND", "")
 KIONGA_JUDGE_MODEL = env.text("KIONGA_JUDGE_MODEL", "")
+# A judge run that has not answered by then fails its case (evaluations.judge).
+KIONGA_JUDGE_TIMEOUT_SECONDS = env.integer("KIONGA_JUDGE_TIMEOUT_SECONDS", 60, within=(1, 300))
 KIONGA_RUN_RETENTION_DAYS = env.integer("KIONGA_RUN_RETENTION_DAYS", 30)
 # Regexes (RE2 syntax) whose matches are redacted from stored events and logs.
 KIONGA_SECRET_PATTERNS = env.strings("KIONGA_SECRET_PATTERNS", DEFAULT_SECRET_PATTERNS)

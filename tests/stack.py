@@ -68,6 +68,10 @@ class Stack:
             KIONGA_DESIGNER_PORT=str(self.runner_port),
             KIONGA_DESIGNER_MAX_RUNS=str(self.max_runs),
             MLAIOPS_LLM_BACKEND="mock",
+            # Evaluations' judge: the model with this ID in the evaluated project (the
+            # end-to-end tests point it at a scripted judge on loopback).
+            KIONGA_JUDGE_MODEL="judge",
+            KIONGA_JUDGE_TIMEOUT_SECONDS="3",
             # Benchmarks drive one user far past a person's rate.
             KIONGA_THROTTLE_USER="1000000/minute",
             PYTHONUNBUFFERED="1",
@@ -86,6 +90,11 @@ class Stack:
                          "kionga.internal_asgi:application"],
             "events": [sys.executable, "manage.py", "run_events"],
             "runner": self.runner_command(),
+            # The gateway's own tasks (evaluations advance on them), as the Procfile's beat.
+            "worker": [str(VENV_BIN / "celery"), "-A", "kionga", "worker", "-Q", "gateway",
+                       "--loglevel", "WARNING", "--concurrency", "2", "--without-gossip",
+                       "--without-mingle", "--without-heartbeat",
+                       "-n", f"gateway-{self.gateway_port}@%h"],
         }
 
     def runner_command(self) -> list[str]:

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from approvals.models import ApprovalRequest
+from evaluations.models import Evaluation
 from runs.models import Run
 from tests.designs_helpers import make_design
 from tests.openapi_check import openapi_document
@@ -34,6 +35,8 @@ OPERATIONS = [
     ("/api/v1/agent-approvals/{approval_id}/decision", "POST"),
     ("/api/v1/agent-approvals", "GET"),
     ("/api/v1/agent-approvals", "POST"),
+    ("/api/v1/agent-designs/{design_id}/evaluations", "POST"),
+    ("/api/v1/agent-evaluations/{evaluation_id}/cases/{case_id}/review", "POST"),
 ]
 
 
@@ -48,7 +51,11 @@ def test_it_never_answers_5xx(api: Any, alice: Any, acme: Any, path: str, method
                              created_by=alice)
     approval = ApprovalRequest.objects.create(project=acme, run=run, node_id="gate",
                                               expires_at=timezone.now() + timedelta(minutes=5))
-    real = {"design_id": design_id, "run_id": str(run.pk), "approval_id": str(approval.pk)}
+    evaluation = Evaluation.objects.create(project=acme, design=design, revision=1,
+                                           content_sha256="x" * 64, created_by=alice)
+    evaluation.cases.create(position=0, case_id="c0", name="c0", case={}, status="passed")
+    real = {"design_id": design_id, "run_id": str(run.pk), "approval_id": str(approval.pk),
+            "evaluation_id": str(evaluation.pk), "case_id": "c0"}
     token = api.token_for(alice)
     client = Client()
 

@@ -1,4 +1,5 @@
-"""Publishing with a quality gate: no evaluation can pass yet, so a gated publish is 409."""
+"""Publishing with a quality gate: without a passing evaluation, a gated publish is 409
+(the evaluations side is in tests/test_evaluations_gate.py)."""
 
 from typing import Any
 

@@ -1,0 +1,236 @@
+"""How an evaluation moves: cases start as ordinary runs while there is room, are scored
+when their runs end, and the evaluation finishes when no case is left.
+
+Driven by two gateway tasks (evaluations.tasks): `advance` after a start and after any
+case settles, and `settle` when the ingester stores the end of a case's run or judge
+run (evaluations.receivers, on runs.signals.runs_ended). Both are idempotent:
+- `advance` locks the evaluation row, so two of them never start the same case, and
+  each case start is a conditional UPDATE claim in a savepoint with its run's insert
+  (the run's task goes to the runner only after that commits);
+- `settle` locks the case row and acts only on a case still `running`/`judging`
+  whose run has ended, so a redelivered task changes nothing.
+
+Concurrency is bounded by the project's share of the runner (runs.quota). A refusal
+for capacity (429) or a Redis hiccup (503) leaves the case waiting: a case that ends
+advances again, and with none in flight a retry is scheduled. Any other refusal is the
+target's, not a case's: the evaluation fails with it (status `failed`, `error`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+from evaluations import queue, scoring
+from evaluations.judge import JudgeConfig, judge_task
+from evaluations.models import (
+    CASE_FINAL,
+    CASE_IN_FLIGHT,
+    CASE_WAITING,
+    EVALUATION_ACTIVE,
+    Evaluation,
+    EvaluationCase,
+)
+from evaluations.summary import case_counts
+from kionga import audit
+from kionga.errors import APIError
+from runs import dispatch, quota
+from runs.cancel import do_cancel_run
+from runs.models import FINAL_STATUSES, Run
+from runs.start import StartRequest, Target, start_target
+
+RETRY_SECONDS = 0.5
+# Refusals that pass with time: the case waits instead of failing.
+WAIT_STATUSES = (429, 503)
+
+
+def concurrency() -> int:
+    """At most the project's share of the runner's slots (runs.quota)."""
+    runner_max = dispatch.runner_max_runs()
+    return max(1, min(runner_max, quota.project_max_runs(runner_max)))
+
+
+def advance(evaluation_id: str) -> None:
+    retry = False
+    with transaction.atomic():
+        evaluation = (Evaluation.objects.select_for_update(of=("self",))
+                      .select_related("design__project", "created_by")
+                      .filter(pk=evaluation_id, status__in=EVALUATION_ACTIVE).first())
+        if evaluation is None:
+            return
+        counts = Counter(evaluation.cases.values_list("status", flat=True))
+        in_flight = sum(counts[s] for s in CASE_IN_FLIGHT)
+        waiting = sum(counts[s] for s in CASE_WAITING)
+        if not in_flight and not waiting:
+            _finish(evaluation)
+            return
+        failed, in_flight_runs = False, []
+        try:
+            started, blocked = _start_waiting(evaluation, concurrency() - in_flight)
+        except APIError as error:
+            # Not a case's fault: its target cannot run any more (a resource deleted,
+            # the author gone). Every case would fail alike: the evaluation fails once.
+            in_flight_runs = _end_early(evaluation, "failed", None,
+                                        {"code": error.code, "message": error.message})
+            failed = True
+        if failed:
+            transaction.on_commit(lambda: _cancel_runs(evaluation.created_by, in_flight_runs))
+            return
+        if started and evaluation.status == "queued":
+            evaluation.status, evaluation.started_at = "running", timezone.now()
+            evaluation.save(update_fields=["status", "started_at"])
+        retry = blocked and not (in_flight + started)
+    if retry:
+        queue.send_advance(evaluation_id, countdown=RETRY_SECONDS)
+
+
+def _start_waiting(evaluation: Evaluation, room: int) -> tuple[int, bool]:
+    """(runs started, whether the runner refused one for capacity)."""
+    if room <= 0:
+        return 0, False
+    # Judging first: those cases are nearly done.
+    waiting = list(evaluation.cases.filter(status="to_judge").order_by("position")[:room])
+    if len(waiting) < room:
+        waiting += list(evaluation.cases.filter(status="queued")
+                        .order_by("position")[:room - len(waiting)])
+    started = 0
+    for case in waiting:
+        try:
+            with transaction.atomic():
+                if _start_case(evaluation, case):
+                    started += 1
+        except APIError as error:
+            if error.status_code in WAIT_STATUSES:
+                return started, True
+            raise
+    return started, False
+
+
+def _start_case(evaluation: Evaluation, case: EvaluationCase) -> bool:
+    judging = case.status == "to_judge"
+    claimed = EvaluationCase.objects.filter(pk=case.pk, status=case.status).update(
+        status="judging" if judging else "running")
+    if not claimed:
+        return False
+    user = evaluation.created_by
+    if user is None:
+        raise APIError(422, "invalid_request", "The evaluation's author no longer exists.")
+    if judging:
+        run = _start_judge(evaluation, case, user)
+        EvaluationCase.objects.filter(pk=case.pk).update(judge_run=run)
+    else:
+        run = _start_run(evaluation, case, user)
+        EvaluationCase.objects.filter(pk=case.pk).update(run=run)
+    return True
+
+
+def _start_run(evaluation: Evaluation, case: EvaluationCase, user: User) -> Run:
+    target = Target(evaluation.design, evaluation.revision, evaluation.graph,
+                    evaluation.content_sha256, version_id=evaluation.version_id)
+    history = [dict(turn) for turn in case.case.get("history") or []]
+    request = StartRequest(case.case["input"], None, history, evaluation.allow_side_effects,
+                           None, None)
+    return start_target(user, target, request)
+
+
+def _start_judge(evaluation: Evaluation, case: EvaluationCase, user: User) -> Run:
+    task = judge_task(judge_of(evaluation), case.case, case.output or "")
+    target = Target(evaluation.design, evaluation.revision, task.graph, task.content_sha256)
+    return start_target(user, target, StartRequest(task.input, None, [], False, None, None))
+
+
+def judge_of(evaluation: Evaluation) -> JudgeConfig:
+    """The judge recorded when the evaluation started (one judge for all its cases)."""
+    return JudgeConfig(evaluation.judge_backend, evaluation.judge_model,
+                       int(settings.KIONGA_JUDGE_TIMEOUT_SECONDS))
+
+
+def settle(case_ids: list[int]) -> None:
+    evaluations = {found for pk in case_ids if (found := settle_case(pk)) is not None}
+    for evaluation_id in sorted(evaluations):
+        advance(evaluation_id)
+
+
+def settle_case(case_id: int) -> str | None:
+    """Score the case if its run or judge run has ended; its evaluation's ID."""
+    with transaction.atomic():
+        case = (EvaluationCase.objects.select_for_update(of=("self",))
+                .select_related("run", "judge_run", "evaluation").filter(pk=case_id).first())
+        if case is None:
+            return None
+        if case.status == "running" and _ended(case.run):
+            scoring.after_run(case, judge_of(case.evaluation))
+        elif case.status == "judging" and _ended(case.judge_run):
+            scoring.after_judge(case)
+        else:
+            return str(case.evaluation_id)
+        case.save(update_fields=["status", "output", "completed_calls", "tool_accuracy",
+                                 "judge_scores", "judge_reason", "reason", "finished_at"])
+        return str(case.evaluation_id)
+
+
+def _ended(run: Run | None) -> bool:
+    return run is not None and run.status in FINAL_STATUSES
+
+
+def _finish(evaluation: Evaluation) -> None:
+    counts = case_counts(evaluation.cases.values_list("status", flat=True))
+    evaluation.status = "completed"
+    evaluation.passed = counts["failed"] == 0 and counts["cancelled"] == 0 and \
+        counts["passed"] > 0
+    evaluation.finished_at = timezone.now()
+    evaluation.save(update_fields=["status", "passed", "finished_at"])
+    _audit_finished(evaluation, None, counts)
+
+
+def _audit_finished(evaluation: Evaluation, actor: User | None, counts: dict[str, int]) -> None:
+    audit.record("evaluation.finished", project=evaluation.project, actor=actor,
+                 target_type="evaluation", target_id=evaluation.pk,
+                 details={"design_id": str(evaluation.design_id), "status": evaluation.status,
+                          "passed": evaluation.passed, "content_sha256":
+                          evaluation.content_sha256, **counts})
+
+
+def do_cancel_evaluation(user: User, evaluation: Evaluation) -> Evaluation:
+    """Cancel the waiting cases and the runs of those in flight; 409 once it ended."""
+    with transaction.atomic():
+        locked = Evaluation.objects.select_for_update().get(pk=evaluation.pk)
+        if locked.status not in EVALUATION_ACTIVE:
+            raise APIError(409, "evaluation_not_active",
+                           f"The evaluation is already {locked.status}.")
+        runs = _end_early(locked, "cancelled", user, None)
+    _cancel_runs(user, runs)
+    return locked
+
+
+def _end_early(evaluation: Evaluation, status: str, actor: User | None,
+               error: dict[str, str] | None) -> list[Run]:
+    """End a locked evaluation before its cases did (cancelled, or failed with `error`):
+    every unfinished case is cancelled; the runs still in flight, to cancel after."""
+    runs = [run for case in evaluation.cases.filter(status__in=CASE_IN_FLIGHT)
+            .select_related("run", "judge_run")
+            if (run := case.judge_run if case.status == "judging" else case.run)]
+    why = "was cancelled" if error is None else f"failed: {error['message'].rstrip('.')}"
+    evaluation.cases.exclude(status__in=CASE_FINAL).update(
+        status="cancelled", reason=f"The evaluation {why}.", finished_at=timezone.now())
+    evaluation.status, evaluation.passed, evaluation.error = status, False, error
+    evaluation.finished_at = timezone.now()
+    evaluation.save(update_fields=["status", "passed", "error", "finished_at"])
+    _audit_finished(evaluation, actor, case_counts(
+        evaluation.cases.values_list("status", flat=True)))
+    return runs
+
+
+def _cancel_runs(user: User | None, runs: list[Run]) -> None:
+    for run in runs:
+        run.refresh_from_db(fields=["status"])
+        if user is None or not run.is_active:
+            continue  # ended meanwhile; or nobody to cancel as: the runner's lease ends it
+        try:
+            do_cancel_run(user, run)
+        except (APIError, *quota.REDIS_ERRORS):
+            pass  # it ended meanwhile, or its lease ends it: the case is cancelled

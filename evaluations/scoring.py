@@ -1,0 +1,86 @@
+"""Scoring one case from its ended runs: the calls it made, then the judge's scores.
+
+Plain functions on rows already loaded and locked by evaluations.progress; each sets
+the case's result fields and its next status (to_judge, passed or failed).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils import timezone
+
+from evaluations.judge import JudgeConfig, parse_answer
+from evaluations.models import EvaluationCase
+from runs.models import Run, RunEvent
+
+
+def completed_calls(run: Run, calls: list[str]) -> list[str]:
+    """The expected node IDs that completed in the run's stored events (a node whose
+    failure went down its error port did not complete)."""
+    if not calls:
+        return []
+    rows = RunEvent.objects.filter(run=run, type="node.completed", data__node_id__in=calls)
+    # In Python: output nodes' events have no port, and SQL's NOT would drop them too.
+    done = {node for node, port in rows.values_list("data__node_id", "data__port")
+            if port != "error"}
+    return [call for call in calls if call in done]
+
+
+def after_run(case: EvaluationCase, judge: JudgeConfig) -> None:
+    """The case's run ended: its calls decide, then the judge if the case has criteria."""
+    run = case.run
+    assert run is not None
+    calls: list[str] = list(case.case["expected"].get("calls") or [])
+    case.output = run.output
+    case.completed_calls = completed_calls(run, calls)
+    case.tool_accuracy = len(case.completed_calls) / len(calls) if calls else None
+    problems = []
+    if run.status != "completed":
+        problems.append(f"its run {run.status}{_error_text(run)}")
+    missing = [call for call in calls if call not in case.completed_calls]
+    if missing:
+        problems.append("expected calls did not complete: " + ", ".join(missing))
+    if problems:
+        end(case, False, "The case failed: " + "; ".join(problems) + ".")
+    elif not case.judged:
+        end(case, True, "Its run completed" + (" with every expected call." if calls else "."))
+    elif not judge.can_judge:
+        end(case, False, f"The judge could not score: the {judge.backend} backend cannot "
+                         "judge (set KIONGA_JUDGE_BACKEND and KIONGA_JUDGE_MODEL).")
+    else:
+        case.status = "to_judge"
+
+
+def after_judge(case: EvaluationCase) -> None:
+    """The judge's run ended: its strict JSON scores decide; anything else fails."""
+    run = case.judge_run
+    assert run is not None
+    judge: dict[str, Any] = case.case["expected"]["judge"]
+    if run.status != "completed":
+        end(case, False, f"The judge could not score: its run {run.status}{_error_text(run)}.")
+        return
+    verdict = parse_answer(run.output, list(judge["criteria"]))
+    if not verdict.scored:
+        end(case, False, verdict.reason)
+        return
+    case.judge_scores, case.judge_reason = verdict.scores, verdict.reason
+    minimum = float(judge["min_score"])
+    low = [f"{name} {score:g}" for name, score in verdict.scores.items() if score < minimum]
+    if low:
+        end(case, False, f"Scores below {minimum:g}: " + ", ".join(low) + ".")
+    else:
+        end(case, True, f"Every criterion scored at least {minimum:g}.")
+
+
+def end(case: EvaluationCase, passed: bool, reason: str) -> None:
+    case.status = "passed" if passed else "failed"
+    case.reason = reason
+    case.finished_at = timezone.now()
+
+
+def _error_text(run: Run) -> str:
+    error = run.error if isinstance(run.error, dict) else None
+    if not error:
+        return ""
+    return f" ({error.get('code', 'error')}: {error.get('message', '')})"

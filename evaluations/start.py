@@ -1,0 +1,119 @@
+"""Starting an evaluation: check the target and the cases, store them, hand over.
+
+The target is fixed here: a published version of the design (`version_id`: its graph
+and hash, side effects approved at publish) or a revision of it (`revision`, default
+the latest: checked runnable as a run start checks it). The cases are copies of the
+fixtures' (all of them, or those named in `cases`); a `gate` evaluation must take all,
+since only it may open the quality gate. The cases then run on the runner
+(evaluations.progress), started by a gateway task after this transaction commits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from designs.models import Design, Version
+from evaluations import queue
+from evaluations.judge import RUBRIC_VERSION, judge_config
+from evaluations.models import Evaluation, EvaluationCase, Fixtures
+from kionga import audit
+from kionga.errors import APIError, invalid_field
+from runs import dispatch
+from runs.nested import resource_issues
+from runs.start import check_runnable_graph
+
+
+@dataclass(frozen=True)
+class StartEvaluation:
+    gate: bool
+    version_id: str | None
+    cases: list[str] | None
+    allow_side_effects: bool
+    revision: int | None
+
+    @classmethod
+    def of(cls, body: dict[str, Any]) -> StartEvaluation:
+        """From the body evaluations.serializers.StartEvaluationSerializer validated."""
+        version = body["version_id"]
+        return cls(body["gate"], str(version) if version else None,
+                   None if body["cases"] is None else list(body["cases"]),
+                   body["allow_side_effects"], body["revision"])
+
+
+@dataclass(frozen=True)
+class Target:
+    revision: int
+    version_id: str
+    graph: dict[str, Any]
+    content_sha256: str
+    side_effects_approved: bool
+
+
+def check_target(design: Design, request: StartEvaluation) -> Target:
+    if request.version_id is None:
+        number, graph, sha = check_runnable_graph(design, request.revision)
+        return Target(number, "", graph, sha, False)
+    if request.revision is not None:
+        raise invalid_field("revision", "Send version_id or revision, not both.")
+    version = Version.objects.filter(pk=request.version_id, design=design).first()
+    if version is None:
+        raise invalid_field("version_id", "Not a published version of this design.")
+    graph = version.artifact["graph"]
+    issues = resource_issues(design.project, graph, str(version.pk))
+    if issues:
+        raise APIError(422, "validation_failed", "This version names resources you can no "
+                       "longer use.", {"issues": issues})
+    return Target(version.source_revision, str(version.pk), graph, version.content_sha256,
+                  True)
+
+
+def check_cases(design: Design, request: StartEvaluation) -> tuple[int, list[dict[str, Any]]]:
+    """(the fixtures revision, the cases to run in their order), or 400."""
+    fixtures = Fixtures.objects.filter(design=design).first()
+    stored: list[dict[str, Any]] = list(fixtures.cases) if fixtures else []
+    if request.cases is None:
+        chosen = stored
+    elif request.gate:
+        raise invalid_field("cases", "A gate evaluation runs every case: leave cases out.")
+    else:
+        known = {case["id"] for case in stored}
+        unknown = [case_id for case_id in request.cases if case_id not in known]
+        if unknown:
+            raise invalid_field("cases", "Not cases of this design: " + ", ".join(unknown) + ".")
+        wanted = set(request.cases)
+        chosen = [case for case in stored if case["id"] in wanted]
+    if not chosen:
+        raise invalid_field("cases", "There is no test case to evaluate: add fixtures first.")
+    return (fixtures.revision if fixtures else 0), chosen
+
+
+def do_start_evaluation(user: User, design: Design, request: StartEvaluation) -> Evaluation:
+    dispatch.check_runner_configured()
+    target = check_target(design, request)
+    fixtures_revision, cases = check_cases(design, request)
+    judge = judge_config()
+    with transaction.atomic():
+        evaluation = Evaluation.objects.create(
+            project=design.project, design=design, revision=target.revision,
+            version_id=target.version_id, content_sha256=target.content_sha256,
+            graph=target.graph, gate=request.gate,
+            allow_side_effects=request.allow_side_effects or target.side_effects_approved,
+            fixtures_revision=fixtures_revision, judge_backend=judge.backend,
+            judge_model=judge.model, rubric_version=RUBRIC_VERSION, created_by=user)
+        EvaluationCase.objects.bulk_create([
+            EvaluationCase(evaluation=evaluation, position=index, case_id=case["id"],
+                           name=case["name"], case=case)
+            for index, case in enumerate(cases)])
+        audit.record("evaluation.started", project=design.project, actor=user,
+                     target_type="evaluation", target_id=evaluation.pk,
+                     details={"design_id": str(design.pk), "revision": target.revision,
+                              "version_id": target.version_id or None,
+                              "content_sha256": target.content_sha256, "cases": len(cases),
+                              "gate": request.gate})
+        evaluation_id = str(evaluation.pk)
+        transaction.on_commit(lambda: queue.send_advance(evaluation_id))
+    return evaluation

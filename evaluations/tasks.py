@@ -1,0 +1,21 @@
+"""Celery tasks of evaluations, run by the gateway's worker: a few lines each, calling
+plain functions (evaluations.progress). Both are idempotent: a redelivered task finds
+its claims taken and does nothing twice."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from evaluations import progress
+
+
+@shared_task(name="evaluations.advance")
+def advance_task(evaluation_id: str) -> None:
+    """Start the evaluation's waiting cases while it has room; finish it when none is left."""
+    progress.advance(evaluation_id)
+
+
+@shared_task(name="evaluations.settle")
+def settle_task(case_ids: list[int]) -> None:
+    """Cases whose run (or judge run) ended: score them, then advance their evaluations."""
+    progress.settle(case_ids)
