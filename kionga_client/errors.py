@@ -14,6 +14,8 @@ CODES: dict[str, tuple[int, bool, str]] = {
     "BUDGET_EXCEEDED": (1, False, "The run used up a budget (steps or tokens); raise "
                                   "the graph's settings."),
     "RUN_FAILED": (1, True, "The run failed for a technical reason; retry later."),
+    "EVALUATION_FAILED": (1, False, "Some cases failed: read data.cases for each reason, "
+                                    "fix the graph or the fixtures, and evaluate again."),
     "USAGE": (2, False, "See `kionga COMMAND --help`."),
     "CONFIRMATION_REQUIRED": (2, False, "Confirm with --yes (and --allow-side-effects "
                                         "for a graph with side effects)."),

@@ -22,7 +22,8 @@ from kionga_client.gateway import Gateway, error_of, graph_issue_code
 
 FINAL_STATUSES = ("completed", "failed", "cancelled")
 TERMINAL_EVENTS = ("run.completed", "run.failed", "run.cancelled")
-EVALUATION_FINAL = ("completed", "passed", "failed", "cancelled", "error")
+# The gateway's evaluation status words (evaluations/models.py EVALUATION_STATUSES).
+EVALUATION_FINAL = ("completed", "failed", "cancelled")
 # Run failure code (runner.failures, and the gateway's own) → ours.
 FAILURE_CODES: dict[str, str] = {
     "node_error": "NODE_FAILED", "resource_denied": "NODE_FAILED",
@@ -454,8 +455,14 @@ def evaluate(gw: Gateway, design_id: str, *, revision: int | None = None, gate: 
     data = _evaluation_data(evaluation)
     if evaluation.get("status") == "cancelled":
         raise KiongaError("RUN_CANCELLED", "The evaluation was cancelled.", data=data)
-    if evaluation.get("status") == "error":
-        raise KiongaError("RUN_FAILED", "The evaluation could not finish.", data=data)
+    if evaluation.get("status") == "failed":
+        raise KiongaError("RUN_FAILED", f"The evaluation could not finish: "
+                          f"{evaluation.get('error') or 'no reason given'}.", data=data)
+    if evaluation.get("status") == "completed" and not evaluation.get("passed"):
+        counts = evaluation.get("counts") or {}
+        raise KiongaError("EVALUATION_FAILED", f"The evaluation did not pass: "
+                          f"{counts.get('failed', '?')} of {counts.get('total', '?')} cases "
+                          f"failed.", data=data)
     return Result(data)
 
 

@@ -63,10 +63,25 @@ def test_every_command_answers_its_envelope(stack: Stack, api: Api, alice: Any,
     version_run = kionga("run", design_id, "--version", "1", "--input", "v1")["data"]
     assert version_run["version_id"] == published["version_id"]
     assert kionga("approvals", "list")["data"]["approvals"] == []
-    if caps["features"]["evaluations"]:
-        assert kionga("evaluate", design_id, "--detach")["data"]["evaluation_id"]
-    else:  # the route is being built on another branch: a clean not-found envelope
-        assert kionga("evaluate", design_id, code=7)["error"]["code"] == "DESIGN_NOT_FOUND"
+    assert caps["features"]["evaluations"]
+    fixtures = Http(stack, api.token_for(alice)).client.put(
+        f"/api/v1/agent-designs/{design_id}/fixtures", json={"revision": 0, "cases": [
+            {"name": "reaches the answer", "input": "hi",
+             "expected": {"calls": ["model", "output"]}}]})
+    assert fixtures.status_code == 200, fixtures.text
+    evaluation = kionga("evaluate", design_id)["data"]
+    assert (evaluation["status"], evaluation["passed"]) == ("completed", True)
+    assert evaluation["counts"]["passed"] == evaluation["progress"]["total"] == 1
+    assert kionga("evaluate", design_id, "--detach")["data"]["status"] in ("queued", "running")
+    # A judged case cannot pass without a working judge: exit 1, every case's result kept.
+    judged = Http(stack, api.token_for(alice)).client.put(
+        f"/api/v1/agent-designs/{design_id}/fixtures", json={"revision": 1, "cases": [
+            {"name": "judged", "input": "hi",
+             "expected": {"judge": {"criteria": ["relevance"]}}}]})
+    assert judged.status_code == 200, judged.text
+    failed = kionga("evaluate", design_id, code=1)
+    assert failed["error"]["code"] == "EVALUATION_FAILED"
+    assert failed["data"]["cases"][0]["passed"] is False
     usage = kionga("run", code=2)
     assert usage["error"]["code"] == "USAGE"
     # The cancel command is checked in the exit-code test; the rest were all called here.
