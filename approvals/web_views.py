@@ -24,6 +24,7 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_GET, require_POST
+from rest_framework.exceptions import ValidationError
 
 from approvals.actions import check_approval_access, do_decide
 from approvals.listing import list_approvals
@@ -54,11 +55,22 @@ def html_errors(view: View) -> View:
         try:
             return view(request, *args, **kwargs)
         except APIError as error:
-            context = {"title": ERROR_TITLES.get(error.status_code, "Something went wrong"),
-                       "message": error.message}
-            return render(request, "approvals/error.html", context, status=error.status_code)
+            return _error_page(request, error.status_code, error.message)
+        except ValidationError as error:  # query parameters, parsed as the API parses them
+            return _error_page(request, 400, _field_errors(error))
 
     return wrapped
+
+
+def _error_page(request: HttpRequest, status: int, message: str) -> HttpResponse:
+    context = {"title": ERROR_TITLES.get(status, "Something went wrong"), "message": message}
+    return render(request, "approvals/error.html", context, status=status)
+
+
+def _field_errors(error: ValidationError) -> str:
+    fields = error.detail if isinstance(error.detail, dict) else {"request": error.detail}
+    return " ".join(f"{name}: {' '.join(str(t) for t in texts)}"
+                    for name, texts in fields.items())
 
 
 def time_left(expires_at: datetime, now: datetime) -> str:
