@@ -31,9 +31,9 @@ from approvals.listing import list_approvals
 from approvals.models import ApprovalRequest
 from approvals.serializers import ApprovalListQuerySerializer
 from approvals.web_forms import DecisionForm
-from kionga.access import ROLE_RANK, check_project_access, projects_of, role_of
+from kionga.access import ROLE_RANK, check_project_access, role_of
 from kionga.errors import APIError
-from kionga.models import Role
+from kionga.models import Membership, Role
 from kionga.request_body import parse
 from runs.timeline import timeline
 
@@ -96,7 +96,9 @@ def approval_list(request: HttpRequest) -> HttpResponse:
            "limit": str(PAGE_SIZE)}
     query = parse(ApprovalListQuerySerializer, {k: v for k, v in raw.items() if v})
     page = list_approvals(request.user, query)
-    projects = {p.pk: p.name for p in projects_of(request.user)}
+    assert isinstance(request.user, User)
+    projects = {m.project_id: (m.project.name, m.role) for m in
+                Membership.objects.filter(user=request.user).select_related("project")}
     now = timezone.now()
     return render(request, "approvals/list.html", {
         "approvals": [_card(entry, projects, now) for entry in page["approvals"]],
@@ -146,7 +148,7 @@ def _detail(request: HttpRequest, approval: ApprovalRequest, form: DecisionForm,
     now = timezone.now()
     return render(request, "approvals/detail.html", {
         "approval": approval, "project": approval.project, "role": role,
-        "can_decide": pending and role is not None and ROLE_RANK[role] >= ROLE_RANK[Role.EDITOR],
+        "can_decide": pending and _decides(role),
         "pending": pending, "time_left": time_left(approval.expires_at, now), "now": now,
         "run": run, "design": run.design if run is not None else None,
         "events": timeline(run) if run is not None else [],
@@ -154,14 +156,20 @@ def _detail(request: HttpRequest, approval: ApprovalRequest, form: DecisionForm,
     }, status=status)
 
 
-def _card(entry: dict[str, Any], projects: dict[int, str], now: datetime) -> dict[str, Any]:
+def _card(entry: dict[str, Any], projects: dict[int, tuple[str, str]],
+          now: datetime) -> dict[str, Any]:
     """A list entry (as the API lists it) with what the page shows besides."""
     expires = parse_datetime(entry["expires_at"])
     assert expires is not None
     decided = parse_datetime(entry["decided_at"]) if entry["decided_at"] else None
-    return {**entry, "project_name": projects.get(entry["project_id"], ""),
+    name, role = projects.get(entry["project_id"], ("", Role.VIEWER))
+    return {**entry, "project_name": name, "view_only": not _decides(role),
             "created": parse_datetime(entry["created_at"]), "expires": expires,
             "decided": decided, "time_left": time_left(expires, now)}
+
+
+def _decides(role: str | None) -> bool:
+    return role is not None and ROLE_RANK[role] >= ROLE_RANK[Role.EDITOR]
 
 
 def _not_pending(approval: ApprovalRequest) -> str:
