@@ -23,6 +23,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 from rest_framework.exceptions import ValidationError
 
@@ -87,6 +88,7 @@ def time_left(expires_at: datetime, now: datetime) -> str:
     return f"{seconds} s left"
 
 
+@never_cache  # pages of one person's requests: never in a shared (or back-button) cache
 @require_GET
 @login_required(login_url=SIGN_IN)
 @html_errors
@@ -108,6 +110,7 @@ def approval_list(request: HttpRequest) -> HttpResponse:
     })
 
 
+@never_cache  # pages of one person's requests: never in a shared (or back-button) cache
 @require_GET
 @login_required(login_url=SIGN_IN)
 @html_errors
@@ -116,6 +119,7 @@ def approval_detail(request: HttpRequest, approval_id: uuid.UUID) -> HttpRespons
     return _detail(request, approval, DecisionForm())
 
 
+@never_cache
 @require_POST
 @login_required(login_url=SIGN_IN)
 @html_errors

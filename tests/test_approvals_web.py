@@ -111,7 +111,9 @@ def test_an_editor_lists_the_pending_requests_of_their_projects(
         carol: User, request_of_acme: ApprovalRequest, mallory: User, evil: Project) -> None:
     theirs = pending(waiting_run(mallory, evil))
     ApprovalRequest.objects.filter(pk=theirs.pk).update(message="Wire the evil funds?")
-    html = page(signed_in(carol), "/approvals/")
+    client = signed_in(carol)
+    html = page(client, "/approvals/")
+    assert "no-store" in client.get("/approvals/")["Cache-Control"]  # one person's page
     assert f'href="/approvals/{request_of_acme.pk}/"' in html
     assert "Send it?" in html and "refund 40 EUR" in html  # message and data (redacted)
     assert request_of_acme.run is not None and request_of_acme.run.design is not None

@@ -70,6 +70,10 @@
     }, seconds * 1000);
   }
 
+  // A form came back with errors: take keyboard and screen-reader users to them.
+  var problem = document.querySelector("[data-focus-on-load]");
+  if (problem) { problem.focus(); }
+
   tick();
   window.setInterval(tick, 1000);
   var regions = document.querySelectorAll("[data-live-refresh][id]");

@@ -4,6 +4,7 @@ width, and the admin's run page. Screenshots of each page go to tests/artifacts/
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import pytest
@@ -154,4 +155,12 @@ def test_a_viewer_follows_requests_on_a_phone_without_decision_buttons(
     expect(page.get_by_role("textbox", name="Comment")).to_have_count(0)
     assert page.evaluate(fits), "the request page scrolls sideways at phone width"
     phone_tab.screenshot("approvals-phone-detail")
-    assert phone_tab.console_errors == []
+    # A request nobody may see (unknown here, or another project's) is a page, not a crash.
+    missing = phone_tab.url(f"/approvals/{uuid.uuid4()}/")
+    response = page.goto(missing)
+    assert response is not None and response.status == 404
+    expect(page.get_by_role("heading", level=1)).to_have_text("Not found")
+    phone_tab.screenshot("approvals-phone-not-found")
+    # The only errors: that 404 (as the kit notes it, and as the console says it).
+    assert [e for e in phone_tab.console_errors if "404" not in e] == []
+    assert f"404 {missing}" in phone_tab.console_errors
