@@ -40,14 +40,15 @@ def test_an_editor_approves_and_rejects_and_sees_the_runs_finish(
     http = Http(stack, api.token_for(alice))
     design_id = http.create_design(acme.pk, gated_graph("240"), name="Refunds")
     refund = waiting_request(http, design_id, "the refund")
-    loan = waiting_request(http, design_id, "the loan")
 
     tab.page.goto(tab.url(f"{SIGN_IN}?next=/approvals/"))
     tab.screenshot("approvals-sign-in")
     tab.sign_in("carol", "carol-password", "/approvals/", login_path=SIGN_IN)
     requests = tab.page.locator("#requests")
     expect(requests.get_by_role("link", name="Send the refund?")).to_be_visible()
-    expect(requests.get_by_role("link", name="Send the loan?")).to_be_visible()
+    # A new request appears without a reload (the page's script refreshes the list).
+    loan = waiting_request(http, design_id, "the loan")
+    expect(requests.get_by_role("link", name="Send the loan?")).to_be_visible(timeout=10_000)
     clock = requests.locator(".time-left").first
     expect(clock).to_contain_text("min")
     expect(clock).not_to_have_text(clock.inner_text(), timeout=3_000)  # it counts down
