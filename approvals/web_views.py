@@ -93,7 +93,7 @@ def time_left(expires_at: datetime, now: datetime) -> str:
 @login_required(login_url=SIGN_IN)
 @html_errors
 def approval_list(request: HttpRequest) -> HttpResponse:
-    status = request.GET.get("status", ApprovalRequest.Status.PENDING)
+    status = request.GET.get("status") or ApprovalRequest.Status.PENDING
     raw = {"status": "" if status == ALL else status, "before": request.GET.get("before", ""),
            "limit": str(PAGE_SIZE)}
     query = parse(ApprovalListQuerySerializer, {k: v for k, v in raw.items() if v})
