@@ -21,8 +21,8 @@ from django.utils import timezone
 
 from approvals.models import ApprovalRequest
 from kionga import audit
-from kionga.access import check_project_access
-from kionga.errors import APIError
+from kionga.access import AnyUser, check_project_access
+from kionga.errors import APIError, not_found
 from kionga.models import Role
 from runs.models import Run
 
@@ -50,6 +50,15 @@ def do_request_approval(run: Run, new: NewApproval) -> ApprovalRequest:
                  target_type="approval", target_id=approval.pk,
                  details={"run_id": str(run.pk), "node_id": new.node_id})
     return approval
+
+
+def check_approval_access(user: AnyUser, approval_id: uuid.UUID) -> ApprovalRequest:
+    """A request of one of the caller's projects (any role; expiry applied), else 404."""
+    approval = ApprovalRequest.objects.filter(pk=approval_id).first()
+    if approval is None:
+        raise not_found(NOT_FOUND_MESSAGE)
+    check_project_access(user, approval.project_id)
+    return refresh_expiry(approval)
 
 
 def check_run_approval(run: Run, approval_id: uuid.UUID) -> ApprovalRequest:

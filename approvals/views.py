@@ -3,7 +3,8 @@ write access).
 
 Requests are created only by runs, with their credential on the internal listener, so
 ``POST agent-approvals`` here is 403 for everyone; and a run credential is refused
-with 403 on every route here (it may never decide). The approver web UI comes later.
+with 403 on every route here (it may never decide). People also decide in the
+approver web UI (``approvals/web_views.py``), through the same actions.
 """
 
 from __future__ import annotations
@@ -22,12 +23,10 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
 from approvals import openapi as doc
-from approvals.actions import do_decide, refresh_expiry
+from approvals.actions import check_approval_access, do_decide
 from approvals.listing import list_approvals
-from approvals.models import ApprovalRequest
 from approvals.serializers import ApprovalListQuerySerializer, DecisionSerializer
-from kionga.access import AnyUser, check_project_access
-from kionga.errors import forbidden, not_found
+from kionga.errors import forbidden
 from kionga.openapi import ERRORS, ok
 from kionga.request_body import parse
 from runs.credentials import CREDENTIAL_PREFIX
@@ -63,14 +62,6 @@ class RefuseRunCredentialScheme(OpenApiAuthenticationExtension):
 
 
 AUTHENTICATION: list[Any] = [RefuseRunCredential, *api_settings.DEFAULT_AUTHENTICATION_CLASSES]
-
-
-def check_approval_access(user: AnyUser, approval_id: uuid.UUID) -> ApprovalRequest:
-    approval = ApprovalRequest.objects.filter(pk=approval_id).first()
-    if approval is None:
-        raise not_found("Approval request not found.")
-    check_project_access(user, approval.project_id)
-    return refresh_expiry(approval)
 
 
 @extend_schema(methods=["GET"], parameters=[ApprovalListQuerySerializer],

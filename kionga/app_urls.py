@@ -1,7 +1,8 @@
 """Find the URL modules of the product apps, so each app owns its routes.
 
-An app takes part by creating ``<app>/urls.py`` (public API, under /api/v1/)
-and/or ``<app>/internal_urls.py`` (internal listener, under /api/v1/). Nothing
+An app takes part by creating ``<app>/urls.py`` (public API, under /api/v1/),
+``<app>/internal_urls.py`` (internal listener, under /api/v1/) and/or
+``<app>/web_urls.py`` (web pages of the public listener, from its root). Nothing
 else needs editing, and an app without such a module is simply skipped.
 """
 

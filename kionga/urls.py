@@ -1,4 +1,4 @@
-"""Public listener (:8000): API, admin, schema/docs, health."""
+"""Public listener (:8000): API, admin, the apps' web pages, schema/docs, health."""
 
 from django.conf import settings
 from django.contrib import admin
@@ -7,6 +7,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
 
 from kionga import views
+from kionga.app_urls import app_url_includes
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -18,6 +19,8 @@ urlpatterns = [
          name="docs"),
     path("healthz", views.healthz, name="healthz"),
     path("favicon.ico", views.favicon, name="favicon"),
+    # The apps' web pages (approvals/web_urls.py: the approver UI under /approvals/).
+    *app_url_includes("web_urls"),
 ]
 
 if settings.KIONGA_SERVE_STATIC:

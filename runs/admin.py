@@ -7,20 +7,17 @@ editable anywhere. Approvals are linked by URL (the approvals app sits above run
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from typing import Any
 
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
-from django.utils.dateparse import parse_datetime
 from django.utils.html import format_html, format_html_join
 
 from kionga.admin import ReadOnlyAdmin
-from runs.models import Run, RunEvent
-
-PREVIEW_CHARS = 200
+from runs.models import Run
+from runs.timeline import timeline as event_timeline
 
 
 class FailureReasonFilter(admin.SimpleListFilter):
@@ -98,40 +95,13 @@ class RunAdmin(ReadOnlyAdmin):
 
     @admin.display(description="Event timeline")
     def timeline(self, run: Run) -> str:
-        events = list(RunEvent.objects.filter(run=run).order_by("seq"))
-        if not events:
+        rows = event_timeline(run)
+        if not rows:
             return "No events stored."
-        start = _at(events[0]) or run.created_at
-        rows = format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        body = format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
                                 "<td>{}</td></tr>",
-                                ((e.seq, e.type, _node(e), _since(e, start), _preview(e))
-                                 for e in events))
+                                ((r.seq, r.type, r.node, r.since_start, r.preview)
+                                 for r in rows))
         return format_html('<table><thead><tr><th>seq</th><th>type</th><th>node</th>'
                            '<th>since start</th><th>preview</th></tr></thead>'
-                           '<tbody>{}</tbody></table>', rows)
-
-
-def _at(event: RunEvent) -> datetime | None:
-    at = event.data.get("at") if isinstance(event.data, dict) else None
-    return parse_datetime(at) if isinstance(at, str) else None
-
-
-def _node(event: RunEvent) -> str:
-    node = event.data.get("node_id") if isinstance(event.data, dict) else None
-    return str(node) if node else ""
-
-
-def _since(event: RunEvent, start: datetime) -> str:
-    at = _at(event)
-    return f"+{(at - start).total_seconds():.3f} s" if at is not None else ""
-
-
-def _preview(event: RunEvent) -> str:
-    """What the event says, short: its preview, else its error's message or its output."""
-    data = event.data if isinstance(event.data, dict) else {}
-    error = data.get("error")
-    for value in (data.get("preview"), error.get("message") if isinstance(error, dict)
-                  else None, data.get("output"), data.get("reason")):
-        if isinstance(value, str) and value:
-            return value[:PREVIEW_CHARS]
-    return ""
+                           '<tbody>{}</tbody></table>', body)

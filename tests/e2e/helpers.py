@@ -31,6 +31,28 @@ def approval_graph() -> dict[str, Any]:
     }
 
 
+def gated_graph(timeout_seconds: str) -> dict[str, Any]:
+    """input → gate; approved → "sent: …", rejected → "held: <comment or reason>"."""
+    return {
+        "schema_version": 2,
+        "nodes": [
+            {"id": "input", "kind": "input"},
+            {"id": "gate", "kind": "approval",
+             "config": {"message": "Send {input}?", "timeout_seconds": timeout_seconds}},
+            {"id": "sent", "kind": "prompt", "config": {"template": "sent: {input}"}},
+            {"id": "held", "kind": "prompt", "config": {"template": "held: {input}"}},
+            {"id": "output", "kind": "output"},
+        ],
+        "edges": [
+            {"from": "input", "to": "gate"},
+            {"from": "gate", "to": "sent", "from_port": "approved"},
+            {"from": "gate", "to": "held", "from_port": "rejected"},
+            {"from": "sent", "to": "output"}, {"from": "held", "to": "output"},
+        ],
+        "settings": {"timeout_seconds": 300},
+    }
+
+
 def schema_problems(events: list[dict[str, Any]]) -> list[str]:
     """Every stored event must follow run-event.v1, whoever wrote it (runner or gateway)."""
     return [p for e in events for p in schema_errors("run-event.v1", e)]

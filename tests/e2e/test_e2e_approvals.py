@@ -13,32 +13,10 @@ from approvals.models import ApprovalRequest
 from kionga.models import AuditEvent
 from tests.conftest import Api
 from tests.e2e.conftest import Http
-from tests.e2e.helpers import schema_problems, wait_for, wait_stored
+from tests.e2e.helpers import gated_graph, schema_problems, wait_for, wait_stored
 from tests.stack import Stack
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def gated_graph(timeout_seconds: str) -> dict[str, Any]:
-    """input → gate; approved → "sent: …", rejected → "held: <comment or reason>"."""
-    return {
-        "schema_version": 2,
-        "nodes": [
-            {"id": "input", "kind": "input"},
-            {"id": "gate", "kind": "approval",
-             "config": {"message": "Send {input}?", "timeout_seconds": timeout_seconds}},
-            {"id": "sent", "kind": "prompt", "config": {"template": "sent: {input}"}},
-            {"id": "held", "kind": "prompt", "config": {"template": "held: {input}"}},
-            {"id": "output", "kind": "output"},
-        ],
-        "edges": [
-            {"from": "input", "to": "gate"},
-            {"from": "gate", "to": "sent", "from_port": "approved"},
-            {"from": "gate", "to": "held", "from_port": "rejected"},
-            {"from": "sent", "to": "output"}, {"from": "held", "to": "output"},
-        ],
-        "settings": {"timeout_seconds": 300},
-    }
 
 
 def _at(event: dict[str, Any]) -> Any:

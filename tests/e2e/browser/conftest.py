@@ -9,6 +9,7 @@ Screenshots go to ``tests/artifacts/`` (git-ignored) for a reviewer to look at.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -74,12 +75,14 @@ class BrowserPage:
         response = self.page.goto(self.url(path))
         assert response is not None and response.status < 400, (path, response and response.status)
 
-    def sign_in(self, username: str, password: str, next_path: str = "/admin/") -> None:
-        """Sign in through the admin's login form (the Django session every UI shares)."""
-        self.page.goto(self.url(f"/admin/login/?next={next_path}"))
+    def sign_in(self, username: str, password: str, next_path: str = "/admin/",
+                login_path: str = "/admin/login/") -> None:
+        """Sign in through a login form (the Django session every UI shares): the admin's
+        (ops staff only) or the approver UI's (``login_path="/approvals/sign-in/"``)."""
+        self.page.goto(self.url(f"{login_path}?next={next_path}"))
         self.page.get_by_label("Username").fill(username)
         self.page.get_by_label("Password").fill(password)
-        self.page.get_by_role("button", name="Log in").click()
+        self.page.get_by_role("button", name=re.compile(r"^(Log in|Sign in)$")).click()
         self.page.wait_for_load_state()
 
     def screenshot(self, name: str) -> Path:

@@ -1,0 +1,81 @@
+// Progressive enhancement of the approver UI: the pages work without this file.
+// - Counts each request's time left down every second (the server rendered the start).
+// - Refreshes the live parts of a page (elements with data-live-refresh="<seconds>"):
+//   new requests in the list, a waiting run's events; never while focus is inside one.
+(function () {
+  "use strict";
+
+  var serverNow = Date.parse(document.body.getAttribute("data-server-now") || "");
+  // The server's clock decides deadlines: correct for a skewed device clock.
+  var skew = isNaN(serverNow) ? 0 : serverNow - Date.now();
+
+  function pad(n) { return (n < 10 ? "0" : "") + n; }
+
+  function timeLeft(ms) {
+    var seconds = Math.floor(ms / 1000);
+    if (seconds <= 0) { return "time is up"; }
+    var minutes = Math.floor(seconds / 60);
+    var hours = Math.floor(minutes / 60);
+    seconds = seconds % 60;
+    minutes = minutes % 60;
+    if (hours) { return hours + " h " + pad(minutes) + " min left"; }
+    if (minutes) { return minutes + " min " + pad(seconds) + " s left"; }
+    return seconds + " s left";
+  }
+
+  function tick() {
+    var now = Date.now() + skew;
+    var clocks = document.querySelectorAll("[data-expires-at]");
+    for (var i = 0; i < clocks.length; i++) {
+      var deadline = Date.parse(clocks[i].getAttribute("data-expires-at"));
+      if (!isNaN(deadline)) { clocks[i].textContent = timeLeft(deadline - now); }
+    }
+  }
+
+  // A region's content without the clocks (they tick here and differ from the server's).
+  function signature(element) {
+    var copy = element.cloneNode(true);
+    var clocks = copy.querySelectorAll("[data-expires-at]");
+    for (var i = 0; i < clocks.length; i++) { clocks[i].textContent = ""; }
+    return copy.innerHTML;
+  }
+
+  function refresh(region) {
+    var seconds = parseFloat(region.getAttribute("data-live-refresh"));
+    if (!(seconds > 0)) { return; }
+    window.setTimeout(function () {
+      var current = document.getElementById(region.id);
+      if (!current || !current.hasAttribute("data-live-refresh")) { return; }
+      if (document.hidden || current.contains(document.activeElement)) {
+        refresh(current);
+        return;
+      }
+      fetch(window.location.href, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+        .then(function (response) { return response.ok ? response.text() : null; })
+        .then(function (html) {
+          if (html === null) { refresh(current); return; }
+          var fresh = new DOMParser().parseFromString(html, "text/html").getElementById(region.id);
+          if (!fresh) { return; }
+          if (signature(fresh) !== signature(current)
+              || fresh.hasAttribute("data-live-refresh") !== current.hasAttribute("data-live-refresh")) {
+            var adopted = document.importNode(fresh, true);
+            current.replaceWith(adopted);
+            tick();
+            refresh(adopted);
+          } else {
+            refresh(current);
+          }
+        })
+        .catch(function () { refresh(current); });
+    }, seconds * 1000);
+  }
+
+  // A form came back with errors: take keyboard and screen-reader users to them.
+  var problem = document.querySelector("[data-focus-on-load]");
+  if (problem) { problem.focus(); }
+
+  tick();
+  window.setInterval(tick, 1000);
+  var regions = document.querySelectorAll("[data-live-refresh][id]");
+  for (var i = 0; i < regions.length; i++) { refresh(regions[i]); }
+})();
