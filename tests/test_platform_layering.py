@@ -3,6 +3,7 @@
     contracts  <-  runner  <-  kionga (platform)  <-  designs  <-  runs  <-  approvals
                          <-  agents (the published-version runtime; nothing imports it)
                                                                evaluations (above all)
+                                   <-  designer (the canvas pages; the apps only via the API)
 
 A new arrow (the platform importing an app, runs importing approvals) fails here.
 The platform's URLconfs are the one exception: they mount the apps' URL modules.
@@ -16,7 +17,8 @@ import pytest
 
 from tests.test_platform_purity import ROOT, imported_roots
 
-OURS = {"contracts", "runner", "agents", "kionga", "designs", "runs", "approvals", "evaluations"}
+OURS = {"contracts", "runner", "agents", "kionga", "designs", "runs", "approvals", "evaluations",
+        "designer"}
 ALLOWED: dict[str, set[str]] = {
     "contracts": set(),
     "runner": {"contracts"},
@@ -27,6 +29,8 @@ ALLOWED: dict[str, set[str]] = {
     "runs": {"contracts", "runner", "kionga", "designs"},
     "approvals": {"contracts", "runner", "kionga", "designs", "runs"},
     "evaluations": {"contracts", "runner", "kionga", "designs", "runs", "approvals"},
+    # The canvas talks to the product from the browser, through the public API only.
+    "designer": {"contracts", "runner", "kionga"},
 }
 URLCONFS = {"kionga/urls.py", "kionga/internal_urls.py", "kionga/api_urls.py"}
 

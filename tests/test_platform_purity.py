@@ -26,6 +26,7 @@ FORBIDDEN = {
     "runs",
     "evaluations",
     "approvals",
+    "designer",
 }
 
 
