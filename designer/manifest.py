@@ -26,10 +26,10 @@ class Assets:
     styles: tuple[str, ...]
 
 
-def canvas_assets(manifest: Path = MANIFEST) -> Assets | None:
+def canvas_assets(manifest: Path | None = None) -> Assets | None:
     """The entry's assets, or None when the canvas was not built (or the manifest is bad)."""
     try:
-        data: Any = json.loads(manifest.read_text(encoding="utf-8"))
+        data: Any = json.loads((manifest or MANIFEST).read_text(encoding="utf-8"))
         entry = data[ENTRY]
         script = str(entry["file"])
         styles = tuple(str(css) for css in entry.get("css", []))

@@ -56,8 +56,8 @@ class DesignAdmin(admin.ModelAdmin):
     readonly_fields = ["id", "revision", "created_by", "created_at", "updated_at",
                        "validation_issues", "current_graph", "runs_link", "designer_link"]
     fields = ["id", "project", "name", "description", "require_evaluation", "revision",
-              "created_by", "created_at", "updated_at", "designer_link", "runs_link", "validation_issues",
-              "current_graph"]
+              "created_by", "created_at", "updated_at", "designer_link", "runs_link",
+              "validation_issues", "current_graph"]
     inlines = [RevisionInline, VersionInline]
 
     @admin.display(description="Canvas")

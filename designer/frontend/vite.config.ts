@@ -16,6 +16,7 @@ export default defineConfig({
   },
   test: {
     environment: "jsdom",
+    globals: true,
     include: ["src/**/*.test.ts", "src/**/*.test.tsx"],
   },
 });
