@@ -74,7 +74,8 @@ function EditorInner({ design: initial, registry, canEdit, homeUrl }: Props) {
   const [saving, setSaving] = useState(false);
   const [conflict, setConflict] = useState<Conflict | null>(null);
   const [autosave, setAutosave] = useState(false);
-  const [tab, setTab] = useState<"inspect" | "run" | "publish">("inspect");
+  const [tab, setTab] = useState<"inspect" | "run" | "publish">(
+    () => (/[#&]run=/.test(window.location.hash) ? "run" : "inspect"));
   const [runView, setRunView] = useState<RunView | null>(null);
   const [savedKey, setSavedKey] = useState(() =>
     JSON.stringify(toDoc(first.nodes, first.edges, initial.graph.settings ?? {}, initial.name)));
@@ -466,10 +467,11 @@ function EditorInner({ design: initial, registry, canEdit, homeUrl }: Props) {
                   <KeyHelp />
                 </>
               )}
-              {tab === "run" && (
+              {/* Always mounted: the run's stream goes on while another tab is shown. */}
+              <div hidden={tab !== "run"}>
                 <RunPanel designId={design.id} nodeIds={nodes.map((n) => n.id)} dirty={dirty} canEdit={canEdit}
                           saveFirst={() => save()} onView={setRunView} />
-              )}
+              </div>
               {tab === "publish" && <Lifecycle design={design} dirty={dirty} canEdit={canEdit} />}
             </div>
           </aside>

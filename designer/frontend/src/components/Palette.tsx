@@ -25,7 +25,7 @@ export function Palette({ components, onAdd, mime, disabled }: Props) {
           {list.map((c) => (
             <button key={c.kind} type="button" className={`palette-item kind-${c.kind}`} draggable={!disabled}
                     disabled={disabled} data-kind={c.kind} title={c.help}
-                    aria-label={`Add ${c.label}: ${c.help}`}
+                    aria-label={`Add ${c.label}`}
                     onDragStart={(e) => { e.dataTransfer.setData(mime, c.kind); e.dataTransfer.effectAllowed = "copy"; }}
                     onClick={() => onAdd(c.kind)}>
               <span className="dot" aria-hidden="true" />

@@ -159,7 +159,7 @@ export function RunPanel({ designId, nodeIds, dirty, canEdit, saveFirst, onView 
   return (
     <section className="run-panel" aria-label="Run">
       <h2>Run</h2>
-      <label htmlFor="run-input">Input</label>
+      <label htmlFor="run-input">Run input</label>
       <textarea id="run-input" rows={3} value={input} onChange={(e) => setInput(e.target.value)} />
       <details>
         <summary>Options</summary>
