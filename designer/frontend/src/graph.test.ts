@@ -75,3 +75,24 @@ describe("run state", () => {
     expect(r.value).toBe(3);
   });
 });
+
+import { mergeDocs } from "./diff";
+
+describe("re-applying an edit after a stale save", () => {
+  it("keeps their changes and mine, field by field", () => {
+    const base = doc;
+    const theirs: GraphDoc = { ...doc, nodes: doc.nodes.map((n) => n.id === "route"
+      ? { ...n, config: { expression: "contains:theirs" } } : n) };
+    const mine: GraphDoc = {
+      ...doc,
+      nodes: [...doc.nodes.map((n) => n.id === "route" ? { ...n, name: "Mine", x: 999 } : n),
+              { id: "prompt", kind: "prompt", config: { template: "{input}" } }],
+      edges: [doc.edges[0], { from: "route", to: "prompt", from_port: "true", to_port: "in" }],
+    };
+    const merged = mergeDocs(base, mine, theirs);
+    const route = merged.nodes.find((n) => n.id === "route")!;
+    expect(route).toMatchObject({ name: "Mine", x: 999, config: { expression: "contains:theirs" } });
+    expect(merged.nodes.map((n) => n.id)).toEqual(["input", "route", "output", "prompt"]);
+    expect(merged.edges).toEqual([doc.edges[0], { from: "route", to: "prompt", from_port: "true", to_port: "in" }]);
+  });
+});

@@ -149,10 +149,13 @@ def test_it_builds_validates_saves_and_resolves_a_stale_save(
     expect(conflict).to_contain_text("node prompt: template changed")
     expect(conflict).to_contain_text("node prompt renamed to “Alice's name”")
     tab.screenshot("canvas-3-stale-revision")
-    conflict.get_by_role("button", name="Re-apply mine over revision 3").click()
+    conflict.get_by_role("button", name="Re-apply my changes on revision 3").click()
     expect(page.get_by_test_id("revision")).to_have_text("rev 4")
     final = http.client.get(f"/api/v1/agent-designs/{design_id}").json()
+    # Both edits are kept: Carol's template and Alice's name.
     assert final["graph"]["nodes"][2]["name"] == "Alice's name"
+    assert final["graph"]["nodes"][2]["config"]["template"] == "Carol's wording: {input}"
+    expect(page.get_by_label("Template")).to_have_value("Carol's wording: {input}")
 
     # Undo and redo walk the history.
     page.locator(".react-flow__pane").click(position={"x": 20, "y": 20})
@@ -271,7 +274,7 @@ def test_a_large_graph_opens_and_pans_smoothly(stack: Stack, api: Api, tab: Brow
     page = tab.page
     started = time.perf_counter()
     page.goto(tab.url(f"/designer/designs/{design_id}/"))
-    page.wait_for_function("document.querySelectorAll('.react-flow__node').length >= 100")
+    page.locator(".react-flow__node").nth(99).wait_for()
     wall_ms = (time.perf_counter() - started) * 1000
     since_navigation_ms = page.evaluate("performance.now()")
     expect(page.locator(".react-flow__edge")).to_have_count(300)

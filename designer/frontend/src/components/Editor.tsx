@@ -7,7 +7,7 @@ import {
 import { api, ApiError } from "../api";
 import { checkConnection } from "../compat";
 import { CanvasContext, type CanvasState } from "../context";
-import { describeChanges } from "../diff";
+import { describeChanges, mergeDocs } from "../diff";
 import {
   edgeId, freshId, fromDoc, pinIssues, toDoc, type CanvasEdge, type CanvasNode,
 } from "../graph";
@@ -286,8 +286,28 @@ function EditorInner({ design: initial, registry, canEdit, homeUrl }: Props) {
   };
   const reapplyMine = () => {
     if (!conflict) return;
-    void save(conflict.current.revision);
+    // My edit (saved → now) onto their revision, then save over it.
+    const merged = mergeDocs(JSON.parse(savedKey) as GraphDoc, doc, conflict.current.graph);
+    const g = fromDoc(merged, registry);
+    const chosen = new Set(nodes.filter((n) => n.selected).map((n) => n.id));
+    g.nodes = g.nodes.map((n) => (chosen.has(n.id) ? { ...n, selected: true } : n));
+    remember();
+    setNodes(g.nodes); setEdges(g.edges); setSettings(merged.settings ?? {});
+    setName(merged.name ?? name);
+    setDesign(conflict.current);
+    setSavedKey(JSON.stringify(toDoc(
+      fromDoc(conflict.current.graph, registry).nodes, fromDoc(conflict.current.graph, registry).edges,
+      conflict.current.graph.settings ?? {}, conflict.current.name)));
+    setConflict(null);
+    setReapply(conflict.current.revision);
   };
+  // Save once the merged canvas is in state (its docKey is what save() sends).
+  const [reapply, setReapply] = useState<number | null>(null);
+  useEffect(() => {
+    if (reapply === null) return;
+    setReapply(null);
+    void save(reapply);
+  }, [reapply, save]);
 
   useEffect(() => {
     if (!autosave || !dirty || conflict || saving) return;
@@ -366,7 +386,7 @@ function EditorInner({ design: initial, registry, canEdit, homeUrl }: Props) {
           </span>
           <span className="hash" data-testid="hash" data-hash={hash ?? ""}
                 title={hash ? `Behaviour hash ${hash}${savedHash && hash === savedHash ? " (same as the saved revision)" : ""}` : "No hash: the graph does not normalize."}>
-            # {hash ? hash.slice(0, 12) : "—"}{hash && savedHash && hash === savedHash ? " =" : ""}
+            # {hash ? hash.slice(0, 12) : "—"}{hash && savedHash && hash === savedHash ? " · as saved" : ""}
           </span>
           <span className="spacer" />
           <div className="toolbar" role="toolbar" aria-label="Canvas">
@@ -384,7 +404,7 @@ function EditorInner({ design: initial, registry, canEdit, homeUrl }: Props) {
             </button>
           </div>
         </header>
-        {notice && (
+        {notice && !conflict && (
           <div className={`notice ${notice.kind}`} role={notice.kind === "error" ? "alert" : "status"} data-testid="notice">
             {notice.text}
             <button type="button" className="link" aria-label="Dismiss" onClick={() => setNotice(null)}>×</button>
@@ -399,7 +419,7 @@ function EditorInner({ design: initial, registry, canEdit, homeUrl }: Props) {
             </div>
             <div className="row">
               <button type="button" onClick={reloadTheirs}>Reload theirs (drop mine)</button>
-              <button type="button" className="primary" onClick={reapplyMine}>Re-apply mine over revision {conflict.current.revision}</button>
+              <button type="button" className="primary" onClick={reapplyMine}>Re-apply my changes on revision {conflict.current.revision}</button>
             </div>
           </div>
         )}
@@ -420,7 +440,8 @@ function EditorInner({ design: initial, registry, canEdit, homeUrl }: Props) {
               defaultEdgeOptions={{ interactionWidth: 16 }}>
               <Background gap={20} size={1} />
               <Controls showInteractive={false} aria-label="Zoom controls" />
-              {nodes.length <= 150 && <MiniMap pannable zoomable ariaLabel="Mini map" nodeStrokeWidth={2} />}
+              {nodes.length <= 150 && <MiniMap pannable zoomable ariaLabel="Mini map" nodeStrokeWidth={2}
+                                                style={{ width: 150, height: 100 }} />}
             </ReactFlow>
           </main>
           <aside className="sidebar" aria-label="Inspector">

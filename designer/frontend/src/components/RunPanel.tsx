@@ -58,11 +58,14 @@ export function RunPanel({ designId, nodeIds, dirty, canEdit, saveFirst, onView 
     source.current = null;
   };
 
-  const finish = useCallback((runId: string) => {
+  const finish = useCallback((runId: string, status: string) => {
     close();
     api<Run>("GET", `/agent-designs/${designId}/runs/${runId}`).then((r) => setRun(r), () => undefined);
-    loadPast();
-  }, [designId, loadPast]);
+    // The list may still have the row's old status: the stream's terminal event is the truth.
+    api<{ runs: Run[] }>("GET", `/agent-designs/${designId}/runs`).then(
+      (d) => setPast(d.runs.slice(0, 20).map((r) => (r.id === runId ? { ...r, status } : r))),
+      () => undefined);
+  }, [designId]);
 
   const follow = useCallback((runId: string, after: number) => {
     close();
@@ -72,7 +75,7 @@ export function RunPanel({ designId, nodeIds, dirty, canEdit, saveFirst, onView 
       const event = JSON.parse(msg.data) as RunEvent;
       const next = applyEvent(viewRef.current ?? emptyRun(), event);
       publish(next);
-      if (TERMINAL.has(event.type)) finish(runId);
+      if (TERMINAL.has(event.type)) finish(runId, event.type.slice(4));
     };
     for (const t of EVENT_TYPES) es.addEventListener(t, onEvent);
     es.addEventListener("delta", onEvent);
