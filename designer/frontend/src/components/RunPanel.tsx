@@ -87,6 +87,7 @@ export function RunPanel({ designId, nodeIds, dirty, canEdit, saveFirst, onView 
     setError(null);
     const r = await api<Run>("GET", `/agent-designs/${designId}/runs/${runId}`);
     setRun(r);
+    setInput(r.input);
     let v = emptyRun();
     for (const e of r.events ?? []) v = applyEvent(v, e);
     publish(v);
