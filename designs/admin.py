@@ -54,11 +54,19 @@ class DesignAdmin(admin.ModelAdmin):
     list_filter = ["project"]
     search_fields = ["name", "id"]
     readonly_fields = ["id", "revision", "created_by", "created_at", "updated_at",
-                       "validation_issues", "current_graph", "runs_link"]
+                       "validation_issues", "current_graph", "runs_link", "designer_link"]
     fields = ["id", "project", "name", "description", "require_evaluation", "revision",
-              "created_by", "created_at", "updated_at", "runs_link", "validation_issues",
-              "current_graph"]
+              "created_by", "created_at", "updated_at", "designer_link", "runs_link",
+              "validation_issues", "current_graph"]
     inlines = [RevisionInline, VersionInline]
+
+    @admin.display(description="Canvas")
+    def designer_link(self, design: Design) -> str:
+        # By URL name: the designer app serves the canvas page.
+        if design.pk is None:
+            return "-"
+        return format_html('<a class="button" href="{}">Open in designer</a>',
+                           reverse("designer:design", args=[design.pk]))
 
     @admin.display(description="Runs")
     def runs_link(self, design: Design) -> str:

@@ -63,6 +63,8 @@ INSTALLED_APPS = [
     "runs",
     "evaluations",
     "approvals",
+    # The canvas (pages + built assets); it talks to the apps only through the API.
+    "designer",
 ]
 
 MIDDLEWARE = [

@@ -11,6 +11,7 @@ from kionga.app_urls import app_url_includes
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("designer/", include("designer.urls")),
     path("api/v1/", include("kionga.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # Our template: ReDoc from the sidecar's static files, no inline script, no CDN.

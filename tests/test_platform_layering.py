@@ -3,6 +3,7 @@
     contracts  <-  runner  <-  kionga (platform)  <-  designs  <-  runs  <-  approvals
                          <-  agents (the published-version runtime; nothing imports it)
                                                                evaluations (above all)
+                                   <-  designer (the canvas pages; the apps only via the API)
     kionga_client (the CLI and MCP server: HTTP only, contracts at most; nothing imports it)
 
 A new arrow (the platform importing an app, runs importing approvals) fails here.
@@ -18,7 +19,7 @@ import pytest
 from tests.test_platform_purity import ROOT, imported_roots
 
 OURS = {"contracts", "runner", "agents", "kionga", "designs", "runs", "approvals", "evaluations",
-        "kionga_client"}
+        "kionga_client", "designer"}
 ALLOWED: dict[str, set[str]] = {
     "contracts": set(),
     "runner": {"contracts"},
@@ -31,6 +32,8 @@ ALLOWED: dict[str, set[str]] = {
     "evaluations": {"contracts", "runner", "kionga", "designs", "runs", "approvals"},
     # The agent interface talks to any gateway over HTTP: never the gateway's code.
     "kionga_client": {"contracts"},
+    # The canvas talks to the product from the browser, through the public API only.
+    "designer": {"contracts", "runner", "kionga"},
 }
 URLCONFS = {"kionga/urls.py", "kionga/internal_urls.py", "kionga/api_urls.py"}
 

@@ -27,6 +27,7 @@ FORBIDDEN = {
     "runs",
     "evaluations",
     "approvals",
+    "designer",
 }
 
 

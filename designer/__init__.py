@@ -1,0 +1,1 @@
+"""The designer canvas: a React page served by Django, talking only to the public API."""

@@ -1,0 +1,223 @@
+// Run panel: start a run of the saved revision, follow its events live (SSE), cancel,
+// and list past runs to replay from their stored events.
+import { useCallback, useEffect, useRef, useState } from "react";
+import { api, ApiError, eventsUrl } from "../api";
+import { applyEvent, emptyRun, TERMINAL, type RunView } from "../runstate";
+import type { Run, RunEvent } from "../types";
+
+const EVENT_TYPES = ["run.started", "node.started", "node.retrying", "node.completed",
+  "node.skipped", "node.failed", "approval.requested", "approval.resolved",
+  "run.completed", "run.failed", "run.cancelled"];
+
+interface Props {
+  designId: string;
+  nodeIds: string[];
+  dirty: boolean;
+  canEdit: boolean;
+  saveFirst: () => Promise<boolean>;
+  onView: (view: RunView | null) => void;
+}
+
+function hashRunId(): string | null {
+  const m = /(?:^#|&)run=([0-9a-f-]{36})/.exec(window.location.hash);
+  return m ? m[1] : null;
+}
+
+function setHashRunId(id: string | null): void {
+  const url = window.location.pathname + window.location.search + (id ? `#run=${id}` : "");
+  window.history.replaceState(null, "", url);
+}
+
+export function RunPanel({ designId, nodeIds, dirty, canEdit, saveFirst, onView }: Props) {
+  const [input, setInput] = useState("hello there");
+  const [sessionId, setSessionId] = useState("");
+  const [sideEffects, setSideEffects] = useState(false);
+  const [stopAfter, setStopAfter] = useState("");
+  const [run, setRun] = useState<Run | null>(null);
+  const [view, setView] = useState<RunView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [past, setPast] = useState<Run[] | null>(null);
+  const [replaying, setReplaying] = useState(false);
+  const source = useRef<EventSource | null>(null);
+  const viewRef = useRef<RunView | null>(null);
+  const replayTimer = useRef<number | null>(null);
+
+  const publish = useCallback((v: RunView | null) => {
+    viewRef.current = v;
+    setView(v);
+    onView(v);
+  }, [onView]);
+
+  const loadPast = useCallback(() => {
+    api<{ runs: Run[] }>("GET", `/agent-designs/${designId}/runs`).then(
+      (d) => setPast(d.runs.slice(0, 20)), () => setPast([]));
+  }, [designId]);
+
+  const close = () => {
+    source.current?.close();
+    source.current = null;
+  };
+
+  const finish = useCallback((runId: string, status: string) => {
+    close();
+    api<Run>("GET", `/agent-designs/${designId}/runs/${runId}`).then((r) => setRun(r), () => undefined);
+    // The list may still have the row's old status: the stream's terminal event is the truth.
+    api<{ runs: Run[] }>("GET", `/agent-designs/${designId}/runs`).then(
+      (d) => setPast(d.runs.slice(0, 20).map((r) => (r.id === runId ? { ...r, status } : r))),
+      () => undefined);
+  }, [designId]);
+
+  const follow = useCallback((runId: string, after: number) => {
+    close();
+    const es = new EventSource(eventsUrl(designId, runId, after));
+    source.current = es;
+    const onEvent = (msg: MessageEvent) => {
+      const event = JSON.parse(msg.data) as RunEvent;
+      const next = applyEvent(viewRef.current ?? emptyRun(), event);
+      publish(next);
+      if (TERMINAL.has(event.type)) finish(runId, event.type.slice(4));
+    };
+    for (const t of EVENT_TYPES) es.addEventListener(t, onEvent);
+    es.addEventListener("delta", onEvent);
+    // EventSource reconnects by itself with Last-Event-ID; nothing to do on error.
+  }, [designId, finish, publish]);
+
+  /** Open a run: its stored events first, then live from the last seq (a reload resumes). */
+  const open = useCallback(async (runId: string, live: boolean) => {
+    setError(null);
+    const r = await api<Run>("GET", `/agent-designs/${designId}/runs/${runId}`);
+    setRun(r);
+    setInput(r.input);
+    let v = emptyRun();
+    for (const e of r.events ?? []) v = applyEvent(v, e);
+    publish(v);
+    if (live && !TERMINAL.has(r.events?.[r.events.length - 1]?.type ?? "")) {
+      setHashRunId(runId);
+      follow(runId, v.lastSeq);
+    }
+  }, [designId, follow, publish]);
+
+  useEffect(() => {
+    loadPast();
+    const resume = hashRunId();
+    if (resume) open(resume, true).catch(() => setHashRunId(null));
+    return () => {
+      close();
+      if (replayTimer.current) window.clearTimeout(replayTimer.current);
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [designId]);
+
+  const start = async () => {
+    setError(null);
+    if (dirty && !(await saveFirst())) return;
+    const body: Record<string, unknown> = { input, allow_side_effects: sideEffects };
+    if (sessionId.trim()) body.session_id = sessionId.trim();
+    if (stopAfter) body.stop_after = stopAfter;
+    try {
+      const r = await api<Run>("POST", `/agent-designs/${designId}/runs`, body,
+                               { "Idempotency-Key": crypto.randomUUID() });
+      setRun(r);
+      publish(emptyRun());
+      setHashRunId(r.id);
+      follow(r.id, -1);
+    } catch (e) {
+      if (e instanceof ApiError) {
+        const issues = (e.details.issues as { message: string }[] | undefined) ?? [];
+        setError(`${e.message}${issues.length ? " " + issues.map((i) => i.message).join(" ") : ""}`);
+      } else setError(String(e));
+    }
+  };
+
+  const cancel = async () => {
+    if (!run) return;
+    try {
+      await api("POST", `/agent-designs/${designId}/runs/${run.id}/cancel`);
+    } catch (e) {
+      setError(e instanceof ApiError ? e.message : String(e));
+    }
+  };
+
+  const replay = async (runId: string) => {
+    close();
+    setHashRunId(null);
+    setReplaying(true);
+    const r = await api<Run>("GET", `/agent-designs/${designId}/runs/${runId}`);
+    setRun(r);
+    const events = r.events ?? [];
+    let v = emptyRun();
+    publish(v);
+    let i = 0;
+    const step = () => {
+      if (i >= events.length) { setReplaying(false); return; }
+      v = applyEvent(v, events[i++]);
+      publish(v);
+      replayTimer.current = window.setTimeout(step, 120);
+    };
+    step();
+  };
+
+  const clear = () => { close(); setRun(null); setHashRunId(null); publish(null); };
+  const active = run && view && (view.status === "starting" || view.status === "running");
+
+  return (
+    <section className="run-panel" aria-label="Run">
+      <h2>Run</h2>
+      <label htmlFor="run-input">Run input</label>
+      <textarea id="run-input" rows={3} value={input} onChange={(e) => setInput(e.target.value)} />
+      <details>
+        <summary>Options</summary>
+        <label htmlFor="run-session">Session ID (memory)</label>
+        <input id="run-session" value={sessionId} onChange={(e) => setSessionId(e.target.value)} />
+        <label htmlFor="run-stop">Stop after node</label>
+        <select id="run-stop" value={stopAfter} onChange={(e) => setStopAfter(e.target.value)}>
+          <option value="">— run to the end —</option>
+          {nodeIds.map((id) => <option key={id} value={id}>{id}</option>)}
+        </select>
+      </details>
+      <label className="check">
+        <input type="checkbox" checked={sideEffects} onChange={(e) => setSideEffects(e.target.checked)} />
+        Allow side effects (tools, API calls)
+      </label>
+      <div className="row">
+        <button type="button" className="primary" onClick={start} disabled={!canEdit || !!active}>
+          {dirty ? "Save & run" : "Run"}
+        </button>
+        <button type="button" onClick={cancel} disabled={!active}>Cancel run</button>
+        {run && !active && <button type="button" onClick={clear}>Clear</button>}
+      </div>
+      {error && <p className="error" role="alert">{error}</p>}
+      {run && view && (
+        <div className="run-status" aria-live="polite" data-testid="run-status"
+             data-status={view.status} data-deltas={view.deltaCount} data-run-id={run.id}>
+          <div><strong>Status:</strong> <span className={`pill st-${view.status}`}>{view.status}{replaying ? " (replay)" : ""}</span></div>
+          {view.reason && <div><strong>Reason:</strong> {view.reason}</div>}
+          {view.output !== null && (
+            <div><strong>Output</strong><pre className="output" data-testid="run-output">{view.output}</pre></div>
+          )}
+          {(view.tokens !== null || run.usage?.tokens !== undefined) && (
+            <div className="muted small">Usage: {view.tokens ?? run.usage?.tokens} tokens
+              {run.usage?.cost !== undefined ? ` · cost ${run.usage.cost}` : ""}</div>
+          )}
+          <div className="muted small">Run {run.id.slice(0, 8)} · seq {view.lastSeq} · {view.deltaCount} streamed pieces</div>
+        </div>
+      )}
+      <h3>Past runs</h3>
+      {past === null ? <p className="muted small">Loading…</p> : past.length === 0 ? (
+        <p className="muted small">No runs yet.</p>
+      ) : (
+        <ul className="past-runs">
+          {past.map((r) => (
+            <li key={r.id}>
+              <span className={`pill st-${r.status}`}>{r.status}</span>
+              <span className="muted small">{new Date(r.created_at).toLocaleTimeString()}</span>
+              <span className="trunc" title={r.input}>{r.input}</span>
+              <button type="button" className="link" onClick={() => replay(r.id)}
+                      aria-label={`Replay run ${r.id.slice(0, 8)}`}>Replay</button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,183 @@
+// Shapes of the public API the canvas reads (see designs/openapi.py, runs/openapi.py).
+
+export type PortType = string;
+
+export interface Port {
+  name: string;
+  types: PortType[];
+}
+
+export interface SettingSpec {
+  name: string;
+  label: string;
+  help: string;
+  type: "string" | "template" | "integer" | "choice" | "condition" | "resource";
+  required: boolean;
+  default: string | null;
+  minimum: number | null;
+  maximum: number | null;
+  choices: string[];
+  resource: ResourceKind | null;
+}
+
+export type ResourceKind =
+  | "model" | "function" | "connection" | "knowledge_base" | "dataset" | "version";
+
+export interface ComponentSpec {
+  kind: string;
+  label: string;
+  help: string;
+  inputs: Port[];
+  outputs: Port[];
+  settings: SettingSpec[];
+  side_effects: boolean;
+  timeout_seconds: number;
+  retries: number;
+  input_optional: boolean;
+  error_port: boolean;
+  streams: boolean;
+}
+
+export interface Conversion {
+  from: PortType;
+  to: PortType;
+  description: string;
+}
+
+export interface ConditionOperator {
+  name: string;
+  argument: string | null;
+  help: string;
+}
+
+export interface Registry {
+  registry_version: string;
+  types: PortType[];
+  components: ComponentSpec[];
+  conversions: Conversion[];
+  condition_operators: ConditionOperator[];
+  limits: Record<string, number>;
+}
+
+export interface GraphNode {
+  id: string;
+  kind: string;
+  name?: string;
+  x?: number;
+  y?: number;
+  group?: string;
+  config?: Record<string, string>;
+}
+
+export interface GraphEdge {
+  from: string;
+  to: string;
+  from_port?: string;
+  to_port?: string;
+}
+
+export interface GraphSettings {
+  max_steps?: number;
+  timeout_seconds?: number;
+  max_tokens?: number;
+}
+
+export interface GraphDoc {
+  schema_version?: number;
+  name?: string;
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+  settings?: GraphSettings;
+}
+
+export interface Issue {
+  severity: "error" | "warning";
+  code: string;
+  message: string;
+  path?: string;
+  node_id?: string;
+}
+
+export interface Report {
+  runnable: boolean;
+  issues: Issue[];
+  content_sha256: string | null;
+  graph: GraphDoc | null;
+}
+
+export interface RevisionSummary {
+  number: number;
+  [key: string]: unknown;
+}
+
+export interface Design {
+  id: string;
+  project_id: number;
+  name: string;
+  description: string;
+  revision: number;
+  require_evaluation: boolean;
+  created_at: string;
+  updated_at: string;
+  graph: GraphDoc;
+  validation: { runnable: boolean; issues: Issue[]; content_sha256: string | null };
+  revisions: RevisionSummary[];
+}
+
+export interface RunEvent {
+  seq: number;
+  type: string;
+  at: string;
+  node_id?: string;
+  kind?: string;
+  port?: string;
+  attempt?: number;
+  preview?: string;
+  text?: string;
+  error?: { code: string; message: string };
+  approval_id?: string;
+  output?: string | null;
+  reason?: string;
+  usage?: { tokens: number };
+  delta?: string;
+  delta_index?: number;
+}
+
+export interface Run {
+  id: string;
+  design_id: string | null;
+  revision: number | null;
+  content_sha256: string;
+  status: string;
+  input: string;
+  output: string | null;
+  error: { code: string; message: string } | null;
+  usage: { tokens?: number; cost?: number };
+  allow_side_effects: boolean;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  events?: RunEvent[];
+}
+
+export interface Template {
+  id: string;
+  name: string;
+  description: string;
+  example_input?: string;
+  graph: GraphDoc;
+}
+
+export interface Project {
+  id: number;
+  slug: string;
+  name: string;
+  role: string;
+}
+
+export interface Resource {
+  id: string;
+  kind?: string;
+  name?: string;
+  description?: string;
+}
