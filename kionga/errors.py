@@ -35,6 +35,8 @@ ErrorCode = Literal[
     "streams_at_capacity",
     # approvals
     "approval_not_pending",
+    # deployments
+    "runtime_not_configured",
     # internal listener (run credentials)
     "invalid_credential", "run_cancelled", "resource_denied", "side_effects_not_allowed",
     "resource_unavailable", "upstream_rejected", "tool_failed",

@@ -1,8 +1,8 @@
 """The packages form a DAG a newcomer can draw: each may import only the packages below it.
 
-    contracts  <-  runner  <-  kionga (platform)  <-  designs  <-  runs  <-  approvals
+    contracts <- runner <- kionga (platform) <- designs <- deployments <- runs <- approvals
                          <-  agents (the published-version runtime; nothing imports it)
-                                                               evaluations (above all)
+                                                  evaluations  <-  operations (above all)
 
 A new arrow (the platform importing an app, runs importing approvals) fails here.
 The platform's URLconfs are the one exception: they mount the apps' URL modules.
@@ -16,7 +16,8 @@ import pytest
 
 from tests.test_platform_purity import ROOT, imported_roots
 
-OURS = {"contracts", "runner", "agents", "kionga", "designs", "runs", "approvals", "evaluations"}
+OURS = {"contracts", "runner", "agents", "kionga", "designs", "deployments", "runs", "approvals",
+        "evaluations", "operations"}
 ALLOWED: dict[str, set[str]] = {
     "contracts": set(),
     "runner": {"contracts"},
@@ -24,9 +25,15 @@ ALLOWED: dict[str, set[str]] = {
     "agents": {"contracts", "runner"},
     "kionga": {"contracts", "runner"},
     "designs": {"contracts", "runner", "kionga"},
-    "runs": {"contracts", "runner", "kionga", "designs"},
-    "approvals": {"contracts", "runner", "kionga", "designs", "runs"},
-    "evaluations": {"contracts", "runner", "kionga", "designs", "runs", "approvals"},
+    # Deployed agents: below runs, so the internal listener can know agent credentials.
+    "deployments": {"contracts", "runner", "kionga", "designs"},
+    "runs": {"contracts", "runner", "kionga", "designs", "deployments"},
+    "approvals": {"contracts", "runner", "kionga", "designs", "deployments", "runs"},
+    "evaluations": {"contracts", "runner", "kionga", "designs", "deployments", "runs",
+                    "approvals"},
+    # Metrics and ops pages read everything; nothing imports them.
+    "operations": {"contracts", "runner", "kionga", "designs", "deployments", "runs",
+                   "approvals", "evaluations"},
 }
 URLCONFS = {"kionga/urls.py", "kionga/internal_urls.py", "kionga/api_urls.py"}
 
