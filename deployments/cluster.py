@@ -49,7 +49,7 @@ class Cluster:
             try:
                 patch(name, self.namespace, manifest, field_manager=FIELD_MANAGER, force=True,
                       _content_type=APPLY, _request_timeout=TIMEOUT)
-            except (ApiException, HTTPError, OSError) as exc:
+            except (ApiException, HTTPError, OSError, ValueError) as exc:
                 log.warning("apply of %s/%s failed: %s", manifest["kind"], name, exc)
                 raise runtime_unavailable(
                     f"The cluster refused {manifest['kind']} {name}.") from None
@@ -65,7 +65,7 @@ def check_cluster() -> Cluster:
         raise runtime_unavailable("No Kubernetes cluster is configured.")
     try:
         client.VersionApi(api).get_code(_request_timeout=TIMEOUT)
-    except (ApiException, HTTPError, OSError) as exc:
+    except (ApiException, HTTPError, OSError, ValueError) as exc:
         log.warning("the Kubernetes API cannot be reached: %s", exc)
         raise runtime_unavailable("The Kubernetes cluster cannot be reached.") from None
     return Cluster(api, image, settings.KIONGA_AGENT_NAMESPACE)
