@@ -11,7 +11,7 @@ from approvals.models import ApprovalRequest
 from deployments.agents import rollouts_of
 from deployments.models import Agent
 from kionga.models import Project
-from operations.metrics import evaluations_started, failures_by_reason, series
+from operations.metrics import TURN_LATENCY, evaluations_started, failures_by_reason, series
 from runs.models import Run
 
 OVERVIEW_HOURS: Final = 24
@@ -39,7 +39,8 @@ def overview(project: Project, now: datetime | None = None) -> dict[str, Any]:
 
 def operations(agent: Agent, hours: int, now: datetime | None = None) -> dict[str, Any]:
     end = now or timezone.now()
-    totals, buckets = series("agent_id = %(agent)s", {"agent": agent.pk}, hours, end)
+    totals, buckets = series("agent_id = %(agent)s", {"agent": agent.pk}, hours, end,
+                             TURN_LATENCY)
     recent = (Run.objects.filter(agent=agent).order_by("-created_at")
               .only("id", "status", "created_at", "latency_ms", "tokens", "cost", "error",
                     "version_id")[:RECENT_TURNS])

@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 
 from deployments.models import Agent, AgentCredential, Rollout
 from kionga.models import AuditEvent, Project
-from tests.deploy_helpers import IMAGE, cluster, deploy_url  # noqa: F401 (fixture)
+from tests.deploy_helpers import IMAGE, deploy_url
 from tests.k8s_peer import Peer
 from tests.versions_helpers import prompt_graph, publish, published, save
 

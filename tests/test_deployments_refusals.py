@@ -12,7 +12,7 @@ from django.contrib.auth.models import User
 from deployments.models import Agent
 from kionga.models import Project
 from kionga.resource_models import KnowledgeBase
-from tests.deploy_helpers import KB_GRAPH_NODE, cluster, deploy_url  # noqa: F401 (fixture)
+from tests.deploy_helpers import KB_GRAPH_NODE, deploy_url
 from tests.k8s_peer import Peer
 from tests.loopback import serving
 from tests.versions_helpers import flow_graph, linear, prompt_graph, published

@@ -13,9 +13,9 @@ from django.utils import timezone
 
 from approvals.models import ApprovalRequest
 from deployments.models import Agent, Rollout
+from deployments.serializers import DEFAULT_AUTOSCALING, DEFAULT_RESOURCES
 from designs.models import Version
 from kionga.models import Project
-from deployments.serializers import DEFAULT_AUTOSCALING, DEFAULT_RESOURCES
 from runs.models import Run
 from tests.versions_helpers import prompt_graph, published
 

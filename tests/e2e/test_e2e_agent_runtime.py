@@ -26,7 +26,7 @@ from deployments.serializers import DEFAULT_AUTOSCALING, DEFAULT_RESOURCES
 from kionga.models import Project
 from kionga.resource_models import KnowledgeBase, KnowledgeDocument
 from runs.models import Run
-from tests.deploy_helpers import KB_GRAPH_NODE, cluster  # noqa: F401 (fixture)
+from tests.deploy_helpers import KB_GRAPH_NODE
 from tests.k8s_peer import Peer
 from tests.stack import ROOT, Stack, free_port
 from tests.versions_helpers import linear, published
