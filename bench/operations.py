@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -56,28 +57,31 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=9)
+    parser.add_argument("--reuse", action="store_true", help="measure the data loaded before")
     args = parser.parse_args()
-    subprocess.run(["dropdb", "-h", "127.0.0.1", "-U", "postgres", "--if-exists", DB_NAME],
-                   check=True)
-    subprocess.run(["createdb", "-h", "127.0.0.1", "-U", "postgres", DB_NAME], check=True)
+    if not args.reuse:
+        subprocess.run(["dropdb", "-h", "127.0.0.1", "-U", "postgres", "--if-exists", DB_NAME],
+                       check=True)
+        subprocess.run(["createdb", "-h", "127.0.0.1", "-U", "postgres", DB_NAME], check=True)
     os.environ.update(DATABASE_URL=f"{PG}/{DB_NAME}", DJANGO_SETTINGS_MODULE="kionga.settings",
                       KIONGA_THROTTLE_USER="1000000/minute")
     import django
 
     django.setup()
+    from django.contrib.auth.models import User
     from django.core.management import call_command
     from django.db import connection
-    from django.test import Client
-
-    call_command("migrate", verbosity=0)
-    from django.contrib.auth.models import User
 
     from deployments.models import Agent, Rollout
     from designs.actions import do_create_design
     from designs.publish import PublishRequest, do_publish
     from kionga.models import Membership, Project, Role
-    from kionga.tokens import issue_token
 
+    if args.reuse:
+        measure(Agent.objects.get(name="agent-bench"), Project.objects.get(slug="busy"),
+                User.objects.get(username="bench"), args)
+        return
+    call_command("migrate", verbosity=0)
     user = User.objects.create_user("bench")
     graph = {"schema_version": 2, "nodes": [{"id": "input", "kind": "input"},
                                             {"id": "output", "kind": "output"}],
@@ -104,6 +108,14 @@ def main() -> None:
                                   "span": 24 * 3600 - 60})
         cursor.execute("VACUUM ANALYZE runs_run")
     print(f"loaded 2 x {args.rows:,} rows in {time.perf_counter() - started:.1f} s")
+    measure(agent, ids["busy"][0], user, args)
+
+
+def measure(agent: Any, busy: Any, user: Any, args: argparse.Namespace) -> None:
+    from django.test import Client
+
+    from kionga.tokens import issue_token
+
     token = issue_token(user, "bench")
     client = Client(HTTP_HOST="localhost", HTTP_AUTHORIZATION=f"Bearer {token}")
     operations_url = f"/api/v1/agents/{agent.pk}/operations"
