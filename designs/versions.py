@@ -13,6 +13,7 @@ from typing import Any
 
 from contracts.resources import graph_resources
 from designs.models import Design, Version
+from designs.signals import version_deployments
 from kionga.access import AnyUser, check_project_access, check_role, projects_of, role_in_project
 from kionga.errors import not_found
 from kionga.models import Project, Role
@@ -56,9 +57,14 @@ def check_version_access(user: AnyUser, version_id: uuid.UUID | str,
 
 
 def versions_of_design(design: Design) -> list[dict[str, Any]]:
-    """The design's versions, newest first, each with its deployments (none until the
-    deploy issue: the key is there so clients need not change then)."""
-    return [{**v.summary(), "deployments": []}
+    """The design's versions, newest first, each with where it is deployed (the
+    deployments app answers `version_deployments`)."""
+    deployed: dict[str, list[dict[str, Any]]] = {}
+    for _, found in version_deployments.send(sender=Design, design=design):
+        if isinstance(found, dict):
+            for version_id, entries in found.items():
+                deployed.setdefault(version_id, []).extend(entries)
+    return [{**v.summary(), "deployments": deployed.get(str(v.pk), [])}
             for v in design.versions.order_by("-number").defer("artifact")
             .select_related("author")[:LIST_LIMIT]]
 

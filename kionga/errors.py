@@ -39,6 +39,8 @@ ErrorCode = Literal[
     "approval_not_pending",
     # evaluations
     "evaluation_not_active", "case_not_finished",
+    # deployments
+    "runtime_not_configured",
     # internal listener (run credentials)
     "invalid_credential", "run_cancelled", "resource_denied", "side_effects_not_allowed",
     "resource_unavailable", "upstream_rejected", "tool_failed",

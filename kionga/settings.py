@@ -60,11 +60,13 @@ INSTALLED_APPS = [
     "axes",
     "kionga",
     "designs",
+    "deployments",
     "runs",
     "evaluations",
     "approvals",
     # The canvas (pages + built assets); it talks to the apps only through the API.
     "designer",
+    "operations",
 ]
 
 MIDDLEWARE = [
@@ -263,6 +265,17 @@ KIONGA_AGENT_DESIGNER_CALLBACK_URL = env.text(
     "KIONGA_AGENT_DESIGNER_CALLBACK_URL", "http://gateway:8087/api/v1"
 )
 KIONGA_NATIVE_AGENT_IMAGE = env.text("KIONGA_NATIVE_AGENT_IMAGE", "")
+# The managed runtime of deployed agents (deployments/cluster.py): a kubeconfig file, else
+# the in-cluster service account when the gateway runs in a pod; the agents' namespace;
+# the gateway's namespace (their NetworkPolicy lets them reach only its internal listener)
+# and the internal listener's URL as the agents' pods see it.
+KIONGA_KUBECONFIG = env.text("KIONGA_KUBECONFIG", "")
+# The platform chat model's price (tokens of `model: llm` nodes in deployed agents' turns).
+KIONGA_LLM_PRICE_PER_1K = env.text("KIONGA_LLM_PRICE_PER_1K", "0")
+KIONGA_AGENT_NAMESPACE = env.text("KIONGA_AGENT_NAMESPACE", "kionga-agents")
+KIONGA_GATEWAY_NAMESPACE = env.text("KIONGA_GATEWAY_NAMESPACE", "kionga")
+KIONGA_AGENT_GATEWAY_URL = env.text(
+    "KIONGA_AGENT_GATEWAY_URL", "http://gateway-internal.kionga.svc.cluster.local:8087/api/v1")
 KIONGA_DESIGNER_RUNNER_TOKEN = env.text("KIONGA_DESIGNER_RUNNER_TOKEN", "")
 KIONGA_DESIGNER_PORT = env.integer("KIONGA_DESIGNER_PORT", 9100)
 KIONGA_DESIGNER_MAX_RUNS = env.integer("KIONGA_DESIGNER_MAX_RUNS", 8)

@@ -18,12 +18,15 @@ from runner.resources import RUN_CANCELLED, ResourceError
 
 class HttpResources:
     def __init__(self, base_url: str, run_credential: str, *, timeout: float = 30.0,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+                 transport: httpx.AsyncBaseTransport | None = None,
+                 headers: dict[str, str] | None = None) -> None:
         # A trailing slash makes relative paths join under /api/v1/ instead of replacing it.
         self.base_url = base_url.rstrip("/") + "/"
         self._credential = run_credential
         self._timeout = timeout
         self._transport = transport
+        # More headers on every call (the agent runtime's X-Kionga-Turn).
+        self._headers = dict(headers or {})
         # Made on the first call: most graphs call no resource, and a client costs
         # about half a millisecond to build.
         self._http: httpx.AsyncClient | None = None
@@ -34,7 +37,7 @@ class HttpResources:
             self._http = httpx.AsyncClient(
                 base_url=self.base_url,
                 headers={"Authorization": f"Bearer {self._credential}",
-                         "Accept": "application/json"},
+                         "Accept": "application/json", **self._headers},
                 timeout=self._timeout,
                 transport=self._transport,
             )

@@ -6,6 +6,7 @@ from approvals/internal_urls.py. Anything else on this listener is a 404.
 
 from django.urls import path
 
+from runs import agent_turn_views
 from runs.internal import views
 
 urlpatterns = [
@@ -17,4 +18,8 @@ urlpatterns = [
     path("knowledge-bases/<str:knowledge_base_id>/search", views.search_knowledge,
          name="internal-search-knowledge"),
     path("datasets/<str:dataset_id>/object", views.read_object, name="internal-read-object"),
+    # The deployed agent runtime's turns (agent credential; runs/agent_auth.py).
+    path("agent-turns", agent_turn_views.open_turn, name="internal-agent-turns"),
+    path("agent-turns/<uuid:turn_id>/report", agent_turn_views.report_turn,
+         name="internal-agent-turn-report"),
 ]

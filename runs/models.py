@@ -30,6 +30,11 @@ class Run(models.Model):
         "designs.Design", null=True, blank=True, on_delete=models.CASCADE, related_name="runs"
     )
     version_id = models.CharField(max_length=64, blank=True)
+    # Set on the turns a deployed agent served (runs/agent_turns.py): each turn is a run.
+    agent = models.ForeignKey("deployments.Agent", null=True, blank=True,
+                              on_delete=models.CASCADE, related_name="turns")
+    # Reported by the agent runtime for its turns (the runtime's own clock).
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
     revision = models.PositiveIntegerField(null=True, blank=True)
     content_sha256 = models.CharField(max_length=64)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
@@ -57,6 +62,14 @@ class Run(models.Model):
             models.Index(fields=["design", "-created_at"], name="run_design_created"),
             models.Index(fields=["status"], name="run_status"),
             models.Index(fields=["created_at"], name="run_created"),
+            # Metrics (operations/metrics.py): index-only scans of an agent's turns and of
+            # a project's last 24 hours.
+            models.Index(fields=["agent", "created_at"], name="run_agent_created",
+                         include=["status", "latency_ms", "tokens", "cost"],
+                         condition=models.Q(agent__isnull=False)),
+            models.Index(fields=["project", "created_at"], name="run_project_created",
+                         include=["status", "latency_ms", "tokens", "cost", "started_at",
+                                  "finished_at"]),
         ]
 
     def __str__(self) -> str:

@@ -45,7 +45,8 @@ KEY_SECONDS: Final = 86_400
 def lost_candidates(client: redis.Redis) -> list[str]:
     """Active runs whose slot lease is gone. Call BEFORE draining events, then reap."""
     ids = [str(pk) for pk in Run.objects.filter(
-        status__in=ACTIVE_STATUSES, created_at__lt=timezone.now() - GRACE
+        status__in=ACTIVE_STATUSES, created_at__lt=timezone.now() - GRACE,
+        agent__isnull=True,  # a deployed agent's turns have no runner slot
     ).values_list("pk", flat=True)[:1000]]
     return [run_id for run_id in ids if not protocol.slot_alive(client, run_id)]
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 import redis
-from django.contrib.auth.models import User
+from django.contrib.auth.models import AnonymousUser, User
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import extend_schema
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
@@ -28,12 +28,14 @@ from rest_framework.decorators import api_view, authentication_classes, permissi
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 
+from deployments.credentials import AGENT_CREDENTIAL_PREFIX
 from kionga.access import ROLE_RANK
 from kionga.errors import APIError, ErrorCode
 from kionga.models import Membership, Role
 from kionga.redis_client import sync_redis
 from runner import protocol
 from runner.resources import RUN_CANCELLED
+from runs.agent_auth import agent_turn
 from runs.credentials import find_credential, is_live
 from runs.models import Run
 
@@ -41,14 +43,22 @@ REALM = 'Bearer realm="internal"'
 
 
 class RunCredentialAuthentication(BaseAuthentication):
-    """Sets request.user to run.created_by and request.auth to the Run; 401 otherwise."""
+    """Sets request.user to run.created_by and request.auth to the Run; 401 otherwise.
 
-    def authenticate(self, request: Request) -> tuple[User, Run]:
+    A deployed agent's credential (`kag_`, runs.agent_auth) with the header
+    X-Kionga-Turn authenticates as that agent's open turn: request.auth is the turn's
+    Run, request.user is anonymous (an agent is nobody's person).
+    """
+
+    def authenticate(self, request: Request) -> tuple[User | AnonymousUser, Run]:
         parts = get_authorization_header(request).split()
         # Unlike the public API there is no fallback (no session): a missing header is 401.
         if len(parts) != 2 or parts[0].lower() != b"bearer":
             raise invalid_credential("Send 'Authorization: Bearer <run credential>'.")
-        credential = find_credential(parts[1].decode("latin-1"))
+        raw = parts[1].decode("latin-1")
+        if raw.startswith(AGENT_CREDENTIAL_PREFIX):
+            return AnonymousUser(), agent_turn(request, raw)
+        credential = find_credential(raw)
         if credential is None:
             raise invalid_credential("The run credential is unknown, revoked or its run ended.")
         run = credential.run
@@ -72,7 +82,8 @@ class HasLiveRunGrant(BasePermission):
         run = request.auth
         if not isinstance(run, Run):  # only RunCredentialAuthentication authenticates here
             raise invalid_credential("A run credential is required.")
-        check_live_grant(run)
+        if run.agent_id is None:  # an agent turn's grant is its live agent credential
+            check_live_grant(run)
         return True
 
 

@@ -20,6 +20,7 @@ from rest_framework.test import APIClient
 
 from kionga.models import Membership, Project, Role
 from kionga.tokens import issue_token
+from tests.deploy_helpers import cluster  # noqa: F401 (fixture: a loopback Kubernetes API)
 from tests.openapi_check import check_response
 
 if TYPE_CHECKING:  # Only the type stubs define it.

@@ -1,8 +1,8 @@
 """The packages form a DAG a newcomer can draw: each may import only the packages below it.
 
-    contracts  <-  runner  <-  kionga (platform)  <-  designs  <-  runs  <-  approvals
+    contracts <- runner <- kionga (platform) <- designs <- deployments <- runs <- approvals
                          <-  agents (the published-version runtime; nothing imports it)
-                                                               evaluations (above all)
+                                                  evaluations  <-  operations (above all)
                                    <-  designer (the canvas pages; the apps only via the API)
     kionga_client (the CLI and MCP server: HTTP only, contracts at most; nothing imports it)
 
@@ -18,8 +18,8 @@ import pytest
 
 from tests.test_platform_purity import ROOT, imported_roots
 
-OURS = {"contracts", "runner", "agents", "kionga", "designs", "runs", "approvals", "evaluations",
-        "kionga_client", "designer"}
+OURS = {"contracts", "runner", "agents", "kionga", "designs", "deployments", "runs", "approvals",
+        "evaluations", "operations", "kionga_client", "designer"}
 ALLOWED: dict[str, set[str]] = {
     "contracts": set(),
     "runner": {"contracts"},
@@ -27,9 +27,15 @@ ALLOWED: dict[str, set[str]] = {
     "agents": {"contracts", "runner"},
     "kionga": {"contracts", "runner"},
     "designs": {"contracts", "runner", "kionga"},
-    "runs": {"contracts", "runner", "kionga", "designs"},
-    "approvals": {"contracts", "runner", "kionga", "designs", "runs"},
-    "evaluations": {"contracts", "runner", "kionga", "designs", "runs", "approvals"},
+    # Deployed agents: below runs, so the internal listener can know agent credentials.
+    "deployments": {"contracts", "runner", "kionga", "designs"},
+    "runs": {"contracts", "runner", "kionga", "designs", "deployments"},
+    "approvals": {"contracts", "runner", "kionga", "designs", "deployments", "runs"},
+    "evaluations": {"contracts", "runner", "kionga", "designs", "deployments", "runs",
+                    "approvals"},
+    # Metrics and ops pages read everything; nothing imports them.
+    "operations": {"contracts", "runner", "kionga", "designs", "deployments", "runs",
+                   "approvals", "evaluations"},
     # The agent interface talks to any gateway over HTTP: never the gateway's code.
     "kionga_client": {"contracts"},
     # The canvas talks to the product from the browser, through the public API only.

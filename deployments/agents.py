@@ -1,0 +1,43 @@
+"""Reading agents: access (another project's agent is 404; viewers read), lists."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from deployments.models import Agent, Rollout
+from kionga.access import AnyUser, check_project_access, check_role, projects_of, role_in_project
+from kionga.errors import not_found
+from kionga.models import Role
+
+ROLLOUT_LIMIT = 100
+
+
+def check_agent_access(user: AnyUser, agent_id: uuid.UUID | str,
+                       min_role: str = Role.VIEWER) -> Agent:
+    try:
+        pk = uuid.UUID(str(agent_id))
+    except ValueError:
+        raise not_found("Agent not found.") from None
+    agent = (Agent.objects.select_related("version", "project").filter(pk=pk)
+             .annotate(caller_role=role_in_project(user)).first())
+    check_role(agent.caller_role if agent else None, min_role, "Agent not found.")
+    assert agent is not None
+    return agent
+
+
+def rollouts_of(agent: Agent) -> list[dict[str, Any]]:
+    """The rollout timeline, newest first."""
+    return [r.to_dict() for r in Rollout.objects.filter(agent=agent)
+            .select_related("version", "deployed_by")[:ROLLOUT_LIMIT]]
+
+
+def agent_dict(agent: Agent) -> dict[str, Any]:
+    return {**agent.summary(), "rollouts": rollouts_of(agent)}
+
+
+def agents_of(user: AnyUser, project_id: Any = None) -> list[Agent]:
+    found = Agent.objects.filter(project__in=projects_of(user))
+    if project_id is not None:
+        found = found.filter(project=check_project_access(user, project_id))
+    return list(found.select_related("version").order_by("-updated_at")[:500])

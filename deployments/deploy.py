@@ -1,0 +1,102 @@
+"""POST agent-versions/{id}/deploy: checks, then one transaction around the apply.
+
+Order (decisions in the README): the caller (editor or admin of the version's project),
+the body, every resource of the version and of each nested version against the project
+now (422 validation_failed), the quality gate when `require_evaluation` (409), the
+managed runtime (503 runtime_not_configured) — and only then the transaction that
+creates or rolls the agent forward, records the rollout and applies the objects. A
+failed apply rolls the transaction back: no agent, rollout or credential stays behind.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from deployments import cluster, objects
+from deployments.credentials import issue_credential
+from deployments.models import Agent, Rollout
+from designs.actions import graph_report
+from designs.models import Design, Version
+from kionga import audit
+from kionga.errors import APIError
+
+RESOURCE_CODES = frozenset({"unknown_resource", "unknown_version"})
+
+
+@dataclass(frozen=True)
+class DeployRequest:
+    autoscaling: dict[str, int]
+    resources: dict[str, dict[str, str]]
+    require_evaluation: bool
+
+
+def check_version_resources(version: Version) -> None:
+    """422 validation_failed when the version's graph, or a nested version's, names a
+    resource or version its project no longer has."""
+    artifact = version.artifact
+    graphs = [(str(version.pk), artifact["graph"])]
+    graphs += [(entry["version_id"], entry["graph"]) for entry in artifact.get("subflows", [])]
+    issues: list[dict[str, Any]] = []
+    for version_id, graph in graphs:
+        report = graph_report(graph, version.project)
+        issues += [{**issue.to_dict(),
+                    "message": f"Published version {version_id}: {issue.message}"}
+                   for issue in report.issues if issue.code in RESOURCE_CODES]
+    if issues:
+        raise APIError(422, "validation_failed",
+                       "This version (or a version it runs) names resources its project no "
+                       "longer has.", {"issues": issues})
+
+
+def check_evaluation(version: Version) -> None:
+    summary = version.artifact.get("evaluation")
+    details = {"content_sha256": version.content_sha256}
+    if not isinstance(summary, dict):
+        raise APIError(409, "quality_gate", "This version was published without an "
+                       "evaluation; require_evaluation needs a passing one.", details)
+    if summary.get("passed") is not True:
+        raise APIError(409, "quality_gate", "This version's evaluation did not pass.", details)
+    if summary.get("content_sha256") not in (None, version.content_sha256):
+        raise APIError(409, "quality_gate", "This version's evaluation is of another "
+                       "behaviour hash.", details)
+
+
+def do_deploy(user: User, version: Version, request: DeployRequest) -> tuple[Agent, bool]:
+    check_version_resources(version)
+    if request.require_evaluation:
+        check_evaluation(version)
+    runtime = cluster.check_cluster()
+    settings_doc = {"autoscaling": request.autoscaling, "resources": request.resources,
+                    "require_evaluation": request.require_evaluation}
+    with transaction.atomic():
+        Design.objects.select_for_update().filter(pk=version.design_id).first()
+        agent = Agent.objects.filter(design_id=version.design_id).first()
+        created = agent is None
+        if agent is None:
+            agent_id = uuid.uuid4()
+            agent = Agent.objects.create(
+                id=agent_id, project=version.project, design_id=version.design_id,
+                name=f"agent-{agent_id.hex[:12]}", version=version, settings=settings_doc,
+                created_by=user)
+        else:
+            agent.version, agent.settings = version, settings_doc
+            agent.save(update_fields=["version", "settings", "updated_at"])
+        Rollout.objects.create(agent=agent, version=version, settings=settings_doc,
+                               deployed_by=user)
+        credential = issue_credential(agent) if created else None
+        runtime.apply(objects.render(objects.AgentSpec(
+            name=agent.name, namespace=runtime.namespace, image=runtime.image,
+            artifact=version.artifact, autoscaling=request.autoscaling,
+            resources=request.resources, gateway_url=settings.KIONGA_AGENT_GATEWAY_URL,
+            gateway_namespace=settings.KIONGA_GATEWAY_NAMESPACE, credential=credential)))
+        audit.record("agent.deployed", project=version.project, actor=user,
+                     target_type="agent", target_id=agent.pk,
+                     details={"version_id": str(version.pk), "version": version.number,
+                              "created": created, **settings_doc})
+    return agent, created

@@ -1,0 +1,91 @@
+"""Deployed agents: one per design, pointing at one published version at a time.
+
+An agent's rollout history is append-only (`Rollout`): version, settings, who, when.
+Its runtime calls the gateway's internal listener with an `AgentCredential` (only the
+hash is stored): the agent's project identity, never a person's token.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.conf import settings as django_settings
+from django.db import models
+
+from designs.models import Design, Version
+from kionga.models import Project
+
+
+class Agent(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
+    # One agent per design: deploying another version of the design rolls it forward.
+    design = models.OneToOneField(Design, on_delete=models.CASCADE, related_name="agent")
+    # The Kubernetes name of its objects (DNS-1123, stable for the agent's life).
+    name = models.CharField(max_length=63, unique=True)
+    version = models.ForeignKey(Version, on_delete=models.PROTECT, related_name="+")
+    settings = models.JSONField(default=dict)
+    created_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+        indexes = [models.Index(fields=["project", "-updated_at"], name="agent_project")]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "id": str(self.pk),
+            "name": self.name,
+            "project_id": self.project_id,
+            "design_id": str(self.design_id),
+            "version_id": str(self.version_id),
+            "version": self.version.number,
+            "settings": self.settings,
+            "created_at": self.created_at.isoformat(),
+            "updated_at": self.updated_at.isoformat(),
+        }
+
+
+class Rollout(models.Model):
+    """One deploy of a version to an agent (inserted, never updated)."""
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="rollouts")
+    version = models.ForeignKey(Version, on_delete=models.PROTECT, related_name="rollouts")
+    settings = models.JSONField(default=dict)
+    deployed_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True,
+                                    on_delete=models.SET_NULL, related_name="+")
+    deployed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["agent", "-deployed_at", "-id"]
+        indexes = [models.Index(fields=["agent", "-deployed_at"], name="rollout_agent")]
+
+    def __str__(self) -> str:
+        return f"{self.agent} v{self.version.number}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version_id": str(self.version_id),
+            "version": self.version.number,
+            "settings": self.settings,
+            "deployed_by": self.deployed_by.get_username() if self.deployed_by else None,
+            "deployed_at": self.deployed_at.isoformat(),
+        }
+
+
+class AgentCredential(models.Model):
+    """The deployed agent's identity on the internal listener (revocable in the admin)."""
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="credentials")
+    token_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"credential of {self.agent} ({'revoked' if self.revoked_at else 'live'})"
