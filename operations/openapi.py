@@ -20,7 +20,7 @@ OVERVIEW: dict[str, Any] = obj({
     "success_rate": _OPT_NUM, "failed": _INT,
     "failures_by_reason": {"type": "object", "additionalProperties": _INT},
     "latency_ms": LATENCY, "tokens": _INT, "cost": _NUM,
-    "evaluations": {"type": ["integer", "null"]}, "pending_approvals": _INT, "agents": _INT,
+    "evaluations": _INT, "pending_approvals": _INT, "agents": _INT,
     "series": SERIES,
 })
 TURN = obj({"id": {"type": "string", "format": "uuid"}, "status": {"type": "string"},

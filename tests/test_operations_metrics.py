@@ -15,6 +15,7 @@ from approvals.models import ApprovalRequest
 from deployments.models import Agent, Rollout
 from deployments.serializers import DEFAULT_AUTOSCALING, DEFAULT_RESOURCES
 from designs.models import Version
+from evaluations.models import Evaluation
 from kionga.models import Project
 from runs.models import Run
 from tests.versions_helpers import prompt_graph, published
@@ -92,13 +93,19 @@ def test_it_gives_the_project_overview(api: Any, carol: User, acme: Project, mal
     data_set(carol, acme, mallory, evil)
     ApprovalRequest.objects.create(project=acme, node_id="ask", message="ok?",
                                    expires_at=timezone.now() + timedelta(minutes=5))
+    for project, hours_ago in ((acme, 1), (acme, 25), (evil, 1)):  # only the first counts
+        design = Version.objects.filter(design__project=project).first().design  # type: ignore[union-attr]
+        evaluation = Evaluation.objects.create(project=project, design=design, revision=1,
+                                               content_sha256="0" * 64)
+        Evaluation.objects.filter(pk=evaluation.pk).update(
+            created_at=timezone.now() - timedelta(hours=hours_ago))
     page = api.client_for(bob).get(f"/api/v1/agent-designs/overview?project_id={acme.pk}").json()
     assert (page["runs"], page["failed"], page["success_rate"]) == (5, 1, 0.8)
     assert page["failures_by_reason"] == {"node_error": 1}
     assert page["latency_ms"] == {"p50": 200.0, "p95": 380.0, "p99": 396.0}
     assert (page["tokens"], page["cost"], page["pending_approvals"]) == (47, 1.5, 1)
     assert page["agents"] == 1 and len(page["series"]) == 24
-    assert page["evaluations"] is None  # no evaluations app model on this branch yet
+    assert page["evaluations"] == 1
 
 
 def test_it_keeps_tenants_apart_and_checks_hours(api: Any, carol: User, acme: Project,
