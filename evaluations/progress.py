@@ -23,6 +23,7 @@ from collections import Counter
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from evaluations import queue, scoring
@@ -171,6 +172,31 @@ def settle_case(case_id: int) -> str | None:
         case.save(update_fields=["status", "output", "completed_calls", "tool_accuracy",
                                  "judge_scores", "judge_reason", "reason", "finished_at"])
         return str(case.evaluation_id)
+
+
+SWEEP_BATCH = 500
+
+
+def sweep() -> int:
+    """Pick up what a lost task left behind; the number of evaluations advanced.
+
+    settle and advance normally run from `runs_ended` and from each other. If one of
+    those tasks is lost (a worker killed mid-task, Redis restarted), its cases would wait
+    for ever; the beat runs this every few seconds. Both steps are idempotent, so sweeping
+    an evaluation that is moving on its own changes nothing.
+    """
+    stuck = list(EvaluationCase.objects.filter(
+        Q(status="running", run__status__in=FINAL_STATUSES)
+        | Q(status="judging", judge_run__status__in=FINAL_STATUSES),
+        evaluation__status__in=EVALUATION_ACTIVE).values_list("pk", flat=True)[:SWEEP_BATCH])
+    settle(stuck)
+    # Active with nothing in flight: an advance was lost (or is due after a retry).
+    idle = list(Evaluation.objects.filter(status__in=EVALUATION_ACTIVE)
+                .exclude(cases__status__in=CASE_IN_FLIGHT)
+                .values_list("pk", flat=True)[:SWEEP_BATCH])
+    for evaluation_id in idle:
+        advance(str(evaluation_id))
+    return len(idle)
 
 
 def _ended(run: Run | None) -> bool:

@@ -19,3 +19,9 @@ def advance_task(evaluation_id: str) -> None:
 def settle_task(case_ids: list[int]) -> None:
     """Cases whose run (or judge run) ended: score them, then advance their evaluations."""
     progress.settle(case_ids)
+
+
+@shared_task(name="evaluations.sweep")
+def sweep_task() -> None:
+    """From the beat: settle and advance what a lost task left waiting."""
+    progress.sweep()

@@ -256,6 +256,9 @@ CELERY_BEAT_SCHEDULE = {
     # expires=: a backlog of sweeps (beat ran while the worker was down) is dropped.
     "expire-approvals": {"task": "approvals.expire_overdue", "schedule": 1.0,
                          "options": {"expires": 5.0}},
+    # An evaluation whose settle/advance task was lost moves on within seconds.
+    "sweep-evaluations": {"task": "evaluations.sweep", "schedule": 5.0,
+                          "options": {"expires": 10.0}},
 }
 
 # Product configuration (agent-graph-reference.md "Configuration").
