@@ -9,7 +9,8 @@ import { checkConnection } from "../compat";
 import { CanvasContext, type CanvasState } from "../context";
 import { describeChanges, mergeDocs } from "../diff";
 import {
-  edgeId, freshId, fromDoc, pinIssues, toDoc, type CanvasEdge, type CanvasNode,
+  edgeId, freshId, fromDoc, pinIssues, renameNode, renameProblem, toDoc,
+  type CanvasEdge, type CanvasNode,
 } from "../graph";
 import { record, redo, undo, type History } from "../history";
 import { loadResources } from "../resources";
@@ -177,6 +178,17 @@ function EditorInner({ design: initial, registry, canEdit, homeUrl }: Props) {
     remember();
     setNodes((ns) => ns.map((n) => (n.id === id ? { ...n, data: patch(n.data) } : n)));
   }, [remember]);
+
+  const rename = useCallback((from: string, to: string): string | null => {
+    const problem = renameProblem(from, to, nodes.map((n) => n.id));
+    if (problem || from === to) return problem;
+    remember();
+    const renamed = renameNode(nodes, edges, from, to);
+    setNodes(renamed.nodes);
+    setEdges(renamed.edges);
+    say(`Renamed node ${from} to ${to}.`);
+    return null;
+  }, [nodes, edges, remember, say]);
 
   const selectedNodes = nodes.filter((n) => n.selected);
   const selectedEdges = edges.filter((e) => e.selected);
@@ -464,6 +476,7 @@ function EditorInner({ design: initial, registry, canEdit, homeUrl }: Props) {
                                   name={selected.data.name} group={selected.data.group} config={selected.data.config}
                                   issues={pinned.settings.get(selected.id)} operators={registry.condition_operators}
                                   projectId={design.project_id} loadResources={loadResources} readOnly={!canEdit}
+                                  onRename={(v) => rename(selected.id, v)}
                                   onName={(v) => updateNode(selected.id, (d) => ({ ...d, name: v }))}
                                   onGroup={(v) => updateNode(selected.id, (d) => ({ ...d, group: v }))}
                                   onConfig={(k, v) => updateNode(selected.id, (d) => ({ ...d, config: { ...d.config, [k]: v } }))} />
