@@ -1,10 +1,16 @@
 """The designer canvas in headless Chromium against the live stack.
 
-Few, long tests (suite time): build a graph from the palette by drag and connect, see a
-validation issue pinned and fixed, save, lose a race to a second session and re-apply;
-run the Topic router template and watch node states; reload mid-run (the run waits on
-an approval) and resume, see the model's text stream, cancel a run, replay a past one;
-open a 100-node, 300-edge graph and measure the first render and a pan frame.
+Few, long tests (suite time): build the spec's reference example from the palette by
+drag and connect (config forms, node ID, group, graph settings) and see the canvas show
+the content hash vector's exact hash; a validation issue pinned and fixed; save, lose a
+race to a second session and re-apply; save suggested cases, be refused by the quality
+gate, evaluate (progress to the result) and publish with the passing evaluation; add and
+wire a node with the keyboard only (focus visible), pick a project model by name, and
+watch the node retry and fail against an unavailable model server. Then: run the Topic
+router template and watch node states; reload mid-run (waiting on an approval) and
+resume, see the model's text stream, cancel a run, replay a past one. Last: open a
+100-node, 300-edge graph and measure the first render and a pan frame; on a tablet
+(1024×768, touch) tap a palette item and drag a node with a finger.
 Screenshots of each state go to tests/artifacts/ (look at them).
 """
 
@@ -156,7 +162,7 @@ def test_it_builds_the_reference_example_validates_saves_publishes_and_runs(
     drop(page, "output", pane["width"] - 150, pane["height"] / 2)
     expect(page.locator(".react-flow__node")).to_have_count(3)
     wire(page, "input", "out", "condition")
-    # The condition's `true` port may go to the output; a wire into the input is refused.
+    # The condition's `true` port to the output; the same wire twice is refused.
     wire(page, "condition", "true", "output")
     expect(page.locator(".react-flow__edge")).to_have_count(2)
     wire(page, "condition", "true", "output")
@@ -338,7 +344,7 @@ def test_it_runs_streams_resumes_and_cancels(
     page.get_by_role("button", name="Create and open").click()
     expect(node(page, "router")).to_be_visible()
     expect(page.get_by_test_id("runnable")).to_have_text("✓ runnable")
-    tab.screenshot("canvas-4-topic-router")
+    tab.screenshot("canvas-9-topic-router")
     page.get_by_role("tab", name="Run").click()
     page.get_by_label("Run input").fill("hello there")
     page.get_by_role("button", name="Run", exact=True).click()
@@ -353,7 +359,7 @@ def test_it_runs_streams_resumes_and_cancels(
     expect(node(page, "model").get_by_test_id("node-preview")).to_contain_text(
         "mock: Greet the user back: hello there")
     expect(page.get_by_test_id("run-output")).to_have_text("mock: Greet the user back: hello there")
-    tab.screenshot("canvas-5-topic-router-run")
+    tab.screenshot("canvas-10-topic-router-run")
 
     # A run that waits on an approval: reload mid-run and it resumes from the stored events.
     http = Http(stack, api.token_for(alice))
@@ -365,6 +371,7 @@ def test_it_runs_streams_resumes_and_cancels(
     page.get_by_label("Run input").fill(words)
     page.get_by_role("button", name="Run", exact=True).click()
     expect(node(page, "gate").locator(".k-node")).to_have_attribute("data-status", "waiting")
+    expect(node(page, "gate").get_by_test_id("node-state")).to_have_text("waiting for approval")
     run_id = page.get_by_test_id("run-status").get_attribute("data-run-id")
     assert run_id and f"#run={run_id}" in page.url
     page.reload()
@@ -372,7 +379,7 @@ def test_it_runs_streams_resumes_and_cancels(
     expect(node(page, "input").locator(".k-node")).to_have_attribute("data-status", "completed")
     # The run tab opens by itself on a page with a run in its address.
     expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "running")
-    tab.screenshot("canvas-6-resumed-waiting")
+    tab.screenshot("canvas-11-resumed-waiting")
     # Carol approves; the model's text streams into the resumed page as deltas.
     approver = Http(stack, api.token_for(carol))
     pending = wait_for(lambda: approver.client.get(
@@ -385,7 +392,7 @@ def test_it_runs_streams_resumes_and_cancels(
     deltas = int(page.get_by_test_id("run-status").get_attribute("data-deltas") or 0)
     assert deltas >= 10, deltas
     expect(node(page, "model").get_by_test_id("node-preview")).to_contain_text("mock: word0 word1")
-    tab.screenshot("canvas-7-streamed")
+    tab.screenshot("canvas-12-streamed")
 
     # Cancel a run while it waits.
     page.get_by_role("button", name="Clear").click()
@@ -393,7 +400,7 @@ def test_it_runs_streams_resumes_and_cancels(
     expect(node(page, "gate").locator(".k-node")).to_have_attribute("data-status", "waiting")
     page.get_by_role("button", name="Cancel run").click()
     expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "cancelled")
-    tab.screenshot("canvas-8-cancelled")
+    tab.screenshot("canvas-13-cancelled")
 
     # Past runs replay from their stored events.
     runs = page.locator(".past-runs li")
@@ -429,11 +436,28 @@ FRAMES_JS = """() => { window.__frames = []; window.__rec = true; let last = per
   requestAnimationFrame(tick); }"""
 
 
-def test_a_large_graph_opens_and_pans_smoothly(stack: Stack, api: Api, tab: BrowserPage,
-                                               alice: Any, acme: Any) -> None:
+def touch_drag(page: Page, start: tuple[float, float], end: tuple[float, float]) -> None:
+    """A finger drag (CDP touch events: Playwright's touchscreen only taps)."""
+    cdp = page.context.new_cdp_session(page)
+    steps = 10
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart",
+                                          "touchPoints": [{"x": start[0], "y": start[1]}]})
+    for i in range(1, steps + 1):
+        x = start[0] + (end[0] - start[0]) * i / steps
+        y = start[1] + (end[1] - start[1]) * i / steps
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove",
+                                              "touchPoints": [{"x": x, "y": y}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+
+
+def test_a_large_graph_opens_and_pans_smoothly_and_a_tablet_edits(
+        stack: Stack, api: Api, tab: BrowserPage, tablet_tab: BrowserPage, alice: Any,
+        acme: Any) -> None:
     graph = big_graph()
     assert len(graph["nodes"]) == 100 and len(graph["edges"]) == 300
-    design_id = Http(stack, api.token_for(alice)).create_design(acme.pk, graph, name="Big")
+    http = Http(stack, api.token_for(alice))
+    design_id = http.create_design(acme.pk, graph, name="Big")
     sign_in(tab, "alice", "/designer/")
     page = tab.page
     started = time.perf_counter()
@@ -442,7 +466,7 @@ def test_a_large_graph_opens_and_pans_smoothly(stack: Stack, api: Api, tab: Brow
     wall_ms = (time.perf_counter() - started) * 1000
     since_navigation_ms = page.evaluate("performance.now()")
     expect(page.locator(".react-flow__edge")).to_have_count(300)
-    tab.screenshot("canvas-9-100-nodes")
+    tab.screenshot("canvas-14-100-nodes")
 
     pane = page.locator(".react-flow__pane").bounding_box()
     assert pane
@@ -463,3 +487,27 @@ def test_a_large_graph_opens_and_pans_smoothly(stack: Stack, api: Api, tab: Brow
     assert "translate(" in transform
     assert wall_ms < 10_000 and median < 100, (wall_ms, median)
     assert unexpected_errors(tab) == []
+
+    # A tablet (1024×768, touch): the palette is reachable, a tap adds a node and a finger
+    # drags one.
+    small = http.create_design(acme.pk, REFERENCE["graph"], name="On a tablet")
+    sign_in(tablet_tab, "alice", f"/designer/designs/{small}/")
+    page = tablet_tab.page
+    expect(node(page, "route")).to_be_visible()
+    # Nothing sticks out sideways: the top bar's Save is on screen.
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1024
+    expect(page.get_by_role("button", name="Save", exact=True)).to_be_in_viewport(ratio=1)
+    item = page.locator('.palette-item[data-kind="prompt"]')
+    item.scroll_into_view_if_needed()
+    expect(item).to_be_in_viewport()
+    item.tap()
+    expect(node(page, "prompt")).to_be_visible()
+    before = node(page, "output").bounding_box()
+    assert before
+    touch_drag(page, (before["x"] + 40, before["y"] + 20), (before["x"] + 40, before["y"] + 150))
+    after = node(page, "output").bounding_box()
+    assert after and after["y"] - before["y"] > 60, (before, after)
+    expect(page.get_by_test_id("revision")).to_contain_text("unsaved")
+    expect(page.get_by_test_id("hash")).to_have_attribute("data-hash", re.compile("^[0-9a-f]{64}$"))
+    tablet_tab.screenshot("canvas-15-tablet")
+    assert unexpected_errors(tablet_tab) == []

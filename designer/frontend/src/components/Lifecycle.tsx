@@ -33,9 +33,14 @@ const POLL_MS = 600;
 function explain(title: string, e: unknown): Answer {
   if (isMissingRoute(e)) return { title, ok: false, lines: ["Not available on this server yet."] };
   if (e instanceof ApiError) {
-    const details = Object.entries(e.details).map(([k, v]) =>
-      `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`);
-    return { title, ok: false, lines: [`${e.status} ${e.code}: ${e.message}`, ...details] };
+    const details = Object.entries(e.details).map(([k, v]) => {
+      const text = typeof v === "string" ? v : JSON.stringify(v);
+      return `${k}: ${/^[0-9a-f]{64}$/.test(text) ? text.slice(0, 12) + "…" : text}`;
+    });
+    const hint = e.code === "quality_gate"
+      ? ["Evaluate this revision (all cases); once it passes, publish with it."] : [];
+    return { title: e.code === "quality_gate" ? `${title}: refused by the quality gate` : title,
+             ok: false, lines: [`${e.status} ${e.code}: ${e.message}`, ...details, ...hint] };
   }
   return { title, ok: false, lines: [String(e)] };
 }
