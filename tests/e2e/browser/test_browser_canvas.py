@@ -305,6 +305,7 @@ def test_it_builds_the_reference_example_validates_saves_publishes_and_runs(
     expect(page.locator(".react-flow__edge")).to_have_count(3)
 
     # The model picker lists the project's models by name and stores the ID.
+    FlakyModel.calls = 0
     with serving(FlakyModel) as model_url:
         ModelEndpoint.objects.filter(project=acme, key="flaky").update(base_url=model_url)
         picker = page.get_by_label("Model", exact=True)
