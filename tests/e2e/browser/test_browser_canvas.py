@@ -452,6 +452,7 @@ def touch_drag(page: Page, start: tuple[float, float], end: tuple[float, float])
     cdp.detach()
 
 
+@pytest.mark.allow_output  # the measured figures are printed on purpose
 def test_a_large_graph_opens_and_pans_smoothly_and_a_tablet_edits(
         stack: Stack, api: Api, tab: BrowserPage, tablet_tab: BrowserPage, alice: Any,
         acme: Any) -> None:
