@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import registryJson from "./test/registry.json";
-import { behaviourKey, freshId, fromDoc, NODE_ID, pinIssues, toDoc } from "./graph";
+import { behaviourKey, freshId, fromDoc, NODE_ID, pinIssues, renameNode, renameProblem, toDoc } from "./graph";
 import { applyEvent, emptyRun } from "./runstate";
 import { record, redo, undo } from "./history";
 import { describeChanges } from "./diff";
@@ -17,6 +17,20 @@ const doc: GraphDoc = {
 };
 
 describe("graph document", () => {
+  it("renames a node, its edges following", () => {
+    const { nodes, edges } = fromDoc(doc, registry);
+    expect(renameProblem("route", "Route", ["input", "route"])).toMatch(/Lower-case/);
+    expect(renameProblem("route", "input", ["input", "route"])).toBe("Another node is called input.");
+    expect(renameProblem("route", "is-refund", ["input", "route"])).toBeNull();
+    const renamed = renameNode(nodes, edges, "route", "is-refund");
+    const back = toDoc(renamed.nodes, renamed.edges, {}, "g");
+    expect(back.nodes.map((n) => n.id)).toEqual(["input", "is-refund", "output"]);
+    expect(back.edges).toEqual([
+      { from: "input", to: "is-refund", from_port: "out", to_port: "in" },
+      { from: "is-refund", to: "output", from_port: "false", to_port: "in" }]);
+    expect(renamed.edges[1].id).toBe("is-refund:false->output:in");
+  });
+
   it("round-trips, filling default ports", () => {
     const { nodes, edges } = fromDoc(doc, registry);
     expect(edges[0].sourceHandle).toBe("out");

@@ -121,3 +121,29 @@ export function behaviourKey(doc: GraphDoc): string {
     edges: doc.edges, settings: doc.settings ?? {},
   });
 }
+
+/** Why `next` cannot be the new ID of node `current` (null: it can). */
+export function renameProblem(current: string, next: string, taken: Iterable<string>): string | null {
+  if (next === current) return null;
+  if (!NODE_ID.test(next)) {
+    return "Lower-case letters, digits and '-', starting with a letter (at most 63).";
+  }
+  for (const id of taken) if (id === next) return `Another node is called ${next}.`;
+  return null;
+}
+
+/** Node `from` renamed `to`, with its edges following (their IDs too). */
+export function renameNode(
+  nodes: CanvasNode[], edges: CanvasEdge[], from: string, to: string,
+): { nodes: CanvasNode[]; edges: CanvasEdge[] } {
+  const map = (id: string) => (id === from ? to : id);
+  return {
+    nodes: nodes.map((n) => (n.id === from ? { ...n, id: to } : n)),
+    edges: edges.map((e) => {
+      if (e.source !== from && e.target !== from) return e;
+      const source = map(e.source), target = map(e.target);
+      return { ...e, source, target,
+               id: edgeId(source, e.sourceHandle ?? "out", target, e.targetHandle ?? "in") };
+    }),
+  };
+}

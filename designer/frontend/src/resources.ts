@@ -1,40 +1,77 @@
-// Resource pickers' lists: GET /projects/{id}/resources?kind= (platform resources) and
-// GET /agent-versions?project_id= (flows). A route that answers 404 (not on this
-// server yet) makes the picker a plain text input.
+// Resource pickers' lists: GET /projects/{id}/resources?kind= (platform resources:
+// `{resources: [{id, kind, name, description, ...}]}`, `id` being what graphs store) and
+// GET /agent-versions?project_id= (flows: `{versions: [{id, design_id, number, notes, ...}]}`,
+// named after their design from GET /agent-designs?project_id=). A route that answers
+// 404 (not on this server) makes the picker a plain text input.
 import { api, isMissingRoute } from "./api";
 import type { Resource, ResourceKind } from "./types";
 
 export type ResourceList = Resource[] | "unavailable";
 export type ResourceLoader = (projectId: number, kind: ResourceKind) => Promise<ResourceList>;
 
-const cache = new Map<string, Promise<ResourceList>>();
+type Row = Record<string, unknown>;
 
-function asList(data: unknown, key: string): Resource[] {
-  const raw = Array.isArray(data) ? data : (data as Record<string, unknown> | null)?.[key]
-    ?? (data as Record<string, unknown> | null)?.results ?? [];
-  return (Array.isArray(raw) ? raw : []).map((r: Record<string, unknown>) => ({
+function rows(data: unknown, key: string): Row[] {
+  const raw = (data as Row | null)?.[key];
+  return Array.isArray(raw) ? (raw as Row[]) : [];
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/** The resources route's answer as picker entries (built-in functions flagged). */
+export function toResources(data: unknown): Resource[] {
+  return rows(data, "resources").map((r) => ({
     id: String(r.id),
-    kind: r.kind as string | undefined,
-    name: (r.name as string | undefined) ?? (r.number !== undefined ? `Version ${r.number}` : undefined),
-    description: (r.description as string | undefined) ?? (r.notes as string | undefined),
+    kind: text(r.kind),
+    name: text(r.name),
+    description: [text(r.description), r.builtin === true ? "built in" : undefined]
+      .filter(Boolean).join(" · ") || undefined,
   }));
 }
 
+/** Published versions as picker entries: "<design name> v<number>", newest first. */
+export function toVersions(versions: unknown, designs: unknown): Resource[] {
+  const names = new Map(rows(designs, "designs").map((d) => [String(d.id), text(d.name)]));
+  return rows(versions, "versions").map((v) => {
+    const design = names.get(String(v.design_id)) ?? "Design";
+    const hash = text(v.content_sha256)?.slice(0, 8);
+    return {
+      id: String(v.id),
+      kind: "version",
+      name: `${design} v${String(v.number)}`,
+      description: [text(v.notes), hash && `behaviour ${hash}`].filter(Boolean).join(" · ") || undefined,
+    };
+  });
+}
+
+const cache = new Map<string, Promise<ResourceList>>();
+
+function fetchList(path: string): Promise<unknown> {
+  return api<unknown>("GET", path);
+}
+
 export const loadResources: ResourceLoader = (projectId, kind) => {
-  const path = kind === "version"
-    ? `/agent-versions?project_id=${projectId}`
-    : `/projects/${projectId}/resources?kind=${kind}`;
-  let found = cache.get(path);
+  const key = `${projectId}:${kind}`;
+  let found = cache.get(key);
   if (!found) {
-    found = api<unknown>("GET", path).then(
-      (data) => asList(data, kind === "version" ? "versions" : "resources"),
-      (e) => {
-        if (isMissingRoute(e)) return "unavailable" as const;
-        cache.delete(path);
-        throw e;
-      },
-    );
-    cache.set(path, found);
+    const load: Promise<Resource[]> = kind === "version"
+      ? Promise.all([fetchList(`/agent-versions?project_id=${projectId}`),
+                     fetchList(`/agent-designs?project_id=${projectId}`)])
+          .then(([versions, designs]) => toVersions(versions, designs))
+      : fetchList(`/projects/${projectId}/resources?kind=${kind}`).then(toResources);
+    found = load.then((list): ResourceList => list, (e) => {
+      if (isMissingRoute(e)) return "unavailable" as const;
+      cache.delete(key);
+      throw e;
+    });
+    cache.set(key, found);
   }
   return found;
 };
+
+/** Forget cached lists (after publishing, a flow picker should show the new version). */
+export function forgetResources(): void {
+  cache.clear();
+}

@@ -109,3 +109,12 @@ def phone_tab(browser: Browser, stack: Stack) -> Iterator[BrowserPage]:
     context.set_default_timeout(15_000)
     yield BrowserPage(context.new_page(), stack)
     context.close()
+
+
+@pytest.fixture
+def tablet_tab(browser: Browser, stack: Stack) -> Iterator[BrowserPage]:
+    """A tablet (1024×768, touch) for the canvas, which must stay usable there."""
+    context = browser.new_context(viewport={"width": 1024, "height": 768}, has_touch=True)
+    context.set_default_timeout(15_000)
+    yield BrowserPage(context.new_page(), stack)
+    context.close()

@@ -1,10 +1,16 @@
 """The designer canvas in headless Chromium against the live stack.
 
-Few, long tests (suite time): build a graph from the palette by drag and connect, see a
-validation issue pinned and fixed, save, lose a race to a second session and re-apply;
-run the Topic router template and watch node states; reload mid-run (the run waits on
-an approval) and resume, see the model's text stream, cancel a run, replay a past one;
-open a 100-node, 300-edge graph and measure the first render and a pan frame.
+Few, long tests (suite time): build the spec's reference example from the palette by
+drag and connect (config forms, node ID, group, graph settings) and see the canvas show
+the content hash vector's exact hash; a validation issue pinned and fixed; save, lose a
+race to a second session and re-apply; save suggested cases, be refused by the quality
+gate, evaluate (progress to the result) and publish with the passing evaluation; add and
+wire a node with the keyboard only (focus visible), pick a project model by name, and
+watch the node retry and fail against an unavailable model server. Then: run the Topic
+router template and watch node states; reload mid-run (waiting on an approval) and
+resume, see the model's text stream, cancel a run, replay a past one. Last: open a
+100-node, 300-edge graph and measure the first render and a pan frame; on a tablet
+(1024×768, touch) tap a palette item and drag a node with a finger.
 Screenshots of each state go to tests/artifacts/ (look at them).
 """
 
@@ -13,22 +19,26 @@ from __future__ import annotations
 import re
 import subprocess
 import time
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
+from contracts.fixtures import load_hash_vectors
+from designs.models import Design
+from kionga.resource_models import ModelEndpoint
 from tests.conftest import Api
 from tests.e2e.browser.conftest import BrowserPage
 from tests.e2e.conftest import Http
 from tests.e2e.helpers import approval_graph, wait_for
+from tests.loopback import serving
 from tests.stack import Stack
 
 ROOT = Path(__file__).resolve().parents[3]
-# Answers the canvas provokes on purpose: the stale save, and the picker routes another
-# branch adds (the canvas falls back to a text input on 404).
-EXPECTED = re.compile(r"^(409 .*/agent-designs/[0-9a-f-]+$|404 .*/resources\?kind=)")
+# Answers the canvas provokes on purpose: the stale save and the quality gate's refusal.
+EXPECTED = re.compile(r"^409 .*/agent-designs/[0-9a-f-]+(/publish)?$")
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -74,71 +84,151 @@ def unexpected_errors(tab: BrowserPage) -> list[str]:
             and not e.startswith("Failed to load resource")]
 
 
-def start_graph() -> dict[str, Any]:
-    return {"schema_version": 2, "nodes": [
-        {"id": "input", "kind": "input", "name": "Question", "x": 40, "y": 160},
-        {"id": "output", "kind": "output", "name": "Reply", "x": 640, "y": 160}],
-        "edges": [], "settings": {}}
+# The spec's first content hash vector: the reference example, its exact hash.
+REFERENCE = load_hash_vectors()[0]
+assert REFERENCE["name"] == "reference example"
 
 
-def test_it_builds_validates_saves_and_resolves_a_stale_save(
+class FlakyModel(BaseHTTPRequestHandler):
+    """A model server that is unavailable: at once the first time, slowly after (so the
+    canvas shows the node retrying before it fails)."""
+
+    calls = 0
+
+    def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+        FlakyModel.calls += 1
+        if FlakyModel.calls > 1:
+            time.sleep(2.0)
+        body = b'{"error": {"message": "overloaded"}}'
+        try:
+            self.send_response(503)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        except OSError:
+            pass
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def drop(page: Page, kind: str, x: float, y: float) -> None:
+    """Drag a palette item onto the canvas at (x, y) of the pane."""
+    page.locator(f'.palette-item[data-kind="{kind}"]').drag_to(
+        page.locator(".react-flow__pane"), target_position={"x": x, "y": y})
+
+
+def select(page: Page, node_id: str) -> None:
+    node(page, node_id).locator(".k-title").click()
+    expect(page.get_by_label("ID", exact=True)).to_have_value(node_id)
+
+
+def tab_to(page: Page, element_id: str, limit: int = 90) -> None:
+    """Press Tab until the element with that id has the focus (keyboard only)."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement && document.activeElement.id") == element_id:
+            return
+    raise AssertionError(f"Tab never reached #{element_id}")
+
+
+def focus_ring(page: Page) -> str:
+    """The focused element's outline (the canvas draws focus with an outline)."""
+    return str(page.evaluate("""() => { const s = getComputedStyle(document.activeElement);
+        return `${s.outlineStyle} ${s.outlineWidth}`; }"""))
+
+
+def test_it_builds_the_reference_example_validates_saves_publishes_and_runs(
         stack: Stack, api: Api, tab: BrowserPage, alice: Any, carol: Any, acme: Any) -> None:
-    http = Http(stack, api.token_for(alice))
-    design_id = http.create_design(acme.pk, start_graph(), name="Built on the canvas")
-    sign_in(tab, "alice", f"/designer/designs/{design_id}/")
+    graph = REFERENCE["graph"]
+    sign_in(tab, "alice", "/designer/")
     page = tab.page
+    page.get_by_label("Name").fill(graph["name"])
+    page.get_by_role("button", name="Create and open").click()
     expect(node(page, "input")).to_be_visible()
+    design_id = page.url.rstrip("/").rsplit("/", 1)[-1]
+    http = Http(stack, api.token_for(alice))
 
-    # Drag a Prompt from the palette onto the canvas, between input and output.
-    canvas = page.locator(".react-flow__pane").bounding_box()
-    assert canvas
-    page.locator('.palette-item[data-kind="prompt"]').drag_to(
-        page.locator(".react-flow__pane"), target_position={"x": canvas["width"] / 2,
-                                                            "y": canvas["height"] / 2 + 120})
-    expect(node(page, "prompt")).to_be_visible()
-    wire(page, "input", "out", "prompt")
-    wire(page, "prompt", "out", "output")
+    # Clear the blank design, then build the reference example from the palette.
+    page.locator(".react-flow__pane").click(position={"x": 30, "y": 30})
+    page.keyboard.press("Control+a")
+    page.keyboard.press("Delete")
+    expect(page.locator(".react-flow__node")).to_have_count(0)
+    pane = page.locator(".react-flow__pane").bounding_box()
+    assert pane
+    drop(page, "input", 110, pane["height"] / 2)
+    drop(page, "condition", pane["width"] / 2 - 20, pane["height"] / 2)
+    drop(page, "output", pane["width"] - 150, pane["height"] / 2)
+    expect(page.locator(".react-flow__node")).to_have_count(3)
+    wire(page, "input", "out", "condition")
+    # The condition's `true` port to the output; the same wire twice is refused.
+    wire(page, "condition", "true", "output")
     expect(page.locator(".react-flow__edge")).to_have_count(2)
-    # A second wire between the same ports is refused, with the reason.
-    wire(page, "prompt", "out", "output")
+    wire(page, "condition", "true", "output")
     expect(page.get_by_test_id("notice")).to_contain_text("Edge refused: These ports are "
                                                           "already connected.")
-    expect(page.locator(".react-flow__edge")).to_have_count(2)
-
-    # The prompt has no template: the issue is pinned on the node and on its setting.
+    # The condition has no expression yet: pinned on the node and on its setting.
     expect(page.get_by_test_id("runnable")).to_contain_text("1 error")
-    expect(node(page, "prompt").get_by_test_id("node-issues")).to_have_text("1")
-    node(page, "prompt").click()
-    template = page.get_by_label("Template")
-    expect(template).to_have_attribute("aria-invalid", "true")
+    expect(node(page, "condition").get_by_test_id("node-issues")).to_have_text("1")
+    select(page, "condition")
+    expect(page.get_by_label("Expression")).to_have_attribute("aria-invalid", "true")
     tab.screenshot("canvas-1-issue-pinned")
-    template.fill("Answer briefly: {input}")
+
+    # Config forms: the ID (part of the hash), name, group, expression.
+    ids = page.get_by_label("ID", exact=True)
+    ids.fill("input")
+    ids.press("Enter")
+    expect(page.get_by_text("Another node is called input.")).to_be_visible()
+    ids.fill("route")
+    ids.press("Enter")
+    expect(node(page, "route")).to_be_visible()
+    by_id = {n["id"]: n for n in graph["nodes"]}
+    page.get_by_label("Name", exact=True).fill(by_id["route"]["name"])
+    page.get_by_label("Group", exact=True).fill(by_id["route"]["group"])
+    page.get_by_label("Expression").fill("nope:refund")
+    expect(page.get_by_label("Expression")).to_have_attribute("aria-invalid", "true")
+    expect(page.get_by_test_id("runnable")).to_contain_text("1 error")
+    page.get_by_label("Expression").fill(by_id["route"]["config"]["expression"])
+    expect(page.get_by_label("Expression")).to_have_attribute("aria-invalid", "false")
+    for node_id in ("input", "output"):
+        select(page, node_id)
+        page.get_by_label("Name", exact=True).fill(by_id[node_id]["name"])
+    # Graph settings: shown when no node is selected.
+    page.locator(".react-flow__pane").click(position={"x": 30, "y": 30})
+    for label, key in (("Max steps", "max_steps"), ("Timeout (s)", "timeout_seconds"),
+                       ("Max tokens", "max_tokens")):
+        page.get_by_label(label).fill(str(graph["settings"][key]))
     expect(page.get_by_test_id("runnable")).to_have_text("✓ runnable")
-    expect(node(page, "prompt").get_by_test_id("node-issues")).to_have_count(0)
-    hash_before = page.get_by_test_id("hash").get_attribute("data-hash")
-    assert hash_before
+    # Exact semantics made visible: the canvas shows the vector's behaviour hash.
+    expect(page.get_by_test_id("hash")).to_have_attribute("data-hash", REFERENCE["content_sha256"])
+    expect(page.locator(".k-frame")).to_have_text("Routing")
+    expect(page.locator(".k-frame")).to_be_visible()
+    tab.screenshot("canvas-2-reference-example")
 
     # Moving a node and renaming it leave the behaviour hash alone.
-    box = node(page, "prompt").bounding_box()
+    box = node(page, "route").bounding_box()
     assert box
     page.mouse.move(box["x"] + 60, box["y"] + 20)
     page.mouse.down()
     page.mouse.move(box["x"] + 60, box["y"] - 60, steps=6)
     page.mouse.up()
-    page.get_by_label("Name", exact=True).fill("Short answer")
+    page.get_by_label("Name", exact=True).fill("Refund asked?")
     expect(page.get_by_test_id("runnable")).to_have_text("✓ runnable")
-    assert page.get_by_test_id("hash").get_attribute("data-hash") == hash_before
+    expect(page.get_by_test_id("hash")).to_have_attribute("data-hash", REFERENCE["content_sha256"])
 
     page.get_by_role("button", name="Save", exact=True).click()
     expect(page.get_by_test_id("revision")).to_have_text("rev 2")
+    expect(page.get_by_test_id("hash")).to_contain_text("as saved")
     saved = http.client.get(f"/api/v1/agent-designs/{design_id}").json()
-    assert [n["id"] for n in saved["graph"]["nodes"]] == ["input", "output", "prompt"]
-    assert saved["validation"]["runnable"] and saved["validation"]["content_sha256"] == hash_before
-    tab.screenshot("canvas-2-saved")
+    assert sorted(n["id"] for n in saved["graph"]["nodes"]) == ["input", "output", "route"]
+    assert saved["validation"]["content_sha256"] == REFERENCE["content_sha256"]
+    assert saved["graph"]["settings"] == graph["settings"]
 
     # Carol saves revision 3 meanwhile; Alice's next save is stale.
     theirs = saved["graph"]
-    theirs["nodes"][2]["config"]["template"] = "Carol's wording: {input}"
+    route = next(n for n in theirs["nodes"] if n["id"] == "route")
+    route["config"]["expression"] = "contains:money back"
     put = Http(stack, api.token_for(carol)).client.put(
         f"/api/v1/agent-designs/{design_id}", json={"revision": 2, "graph": theirs})
     assert put.status_code == 200, put.text
@@ -146,22 +236,103 @@ def test_it_builds_validates_saves_and_resolves_a_stale_save(
     page.keyboard.press("Control+s")
     conflict = page.get_by_test_id("conflict")
     expect(conflict).to_contain_text("Someone saved revision 3 meanwhile")
-    expect(conflict).to_contain_text("node prompt: template changed")
-    expect(conflict).to_contain_text("node prompt renamed to “Alice's name”")
+    expect(conflict).to_contain_text("node route: expression changed")
+    expect(conflict).to_contain_text("node route renamed to “Alice's name”")
     tab.screenshot("canvas-3-stale-revision")
     conflict.get_by_role("button", name="Re-apply my changes on revision 3").click()
     expect(page.get_by_test_id("revision")).to_have_text("rev 4")
     final = http.client.get(f"/api/v1/agent-designs/{design_id}").json()
-    # Both edits are kept: Carol's template and Alice's name.
-    assert final["graph"]["nodes"][2]["name"] == "Alice's name"
-    assert final["graph"]["nodes"][2]["config"]["template"] == "Carol's wording: {input}"
-    expect(page.get_by_label("Template")).to_have_value("Carol's wording: {input}")
+    route = next(n for n in final["graph"]["nodes"] if n["id"] == "route")
+    assert route["name"] == "Alice's name"  # both edits kept
+    assert route["config"]["expression"] == "contains:money back"
+    expect(page.get_by_label("Expression")).to_have_value("contains:money back")
 
-    # Undo and redo walk the history.
-    page.locator(".react-flow__pane").click(position={"x": 20, "y": 20})
-    page.get_by_role("button", name="Undo").click()
-    expect(page.get_by_test_id("revision")).to_contain_text("unsaved")
-    page.get_by_role("button", name="Redo").click()
+    # Publish tab: the design requires a passing evaluation. (The project gets a model
+    # too, for the picker below; its server comes up later.)
+    Design.objects.filter(pk=design_id).update(require_evaluation=True)
+    ModelEndpoint.objects.create(project=acme, key="flaky", name="Flaky model",
+                                 base_url="http://127.0.0.1:9/v1", model_name="flaky",
+                                 secret="sk-flaky-0123456789abcdef")
+    page.reload()
+    page.get_by_role("tab", name="Publish").click()
+    expect(page.get_by_test_id("fixtures")).to_have_attribute("data-count", "0")
+    page.get_by_role("button", name="Suggest test cases").click()
+    page.get_by_role("button", name=re.compile(r"^Save 1 suggested case$")).click()
+    expect(page.get_by_test_id("fixtures")).to_have_attribute("data-count", "1")
+    page.get_by_label("Release notes").fill("First release")
+    page.get_by_role("button", name="Publish revision 4").click()
+    answer = page.get_by_test_id("lifecycle-answer")
+    expect(answer).to_contain_text("409 quality_gate: This design requires a passing evaluation")
+    tab.screenshot("canvas-4-gate-refused")
+    page.get_by_role("button", name="Evaluate revision 4").click()
+    evaluation = page.get_by_test_id("evaluation")
+    seen = set()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        seen.add(evaluation.get_attribute("data-status"))
+        if evaluation.get_attribute("data-status") not in ("queued", "running"):
+            break
+        page.wait_for_timeout(100)
+    expect(evaluation).to_have_attribute("data-verdict", "passed")
+    expect(evaluation).to_have_attribute("data-done", "1")
+    expect(evaluation).to_have_attribute("data-total", "1")
+    assert seen & {"queued", "running"}, seen  # progress was shown before the result
+    tab.screenshot("canvas-5-evaluated")
+    page.get_by_role("button", name="Publish revision 4").click()
+    expect(answer).to_contain_text("Version 1 published")
+    expect(answer).to_contain_text("with its passing evaluation")
+    expect(page.get_by_test_id("versions")).to_contain_text("v1")
+    expect(page.get_by_test_id("versions")).to_contain_text("First release")
+    page.get_by_test_id("versions").scroll_into_view_if_needed()
+    tab.screenshot("canvas-6-published")
+
+    # Keyboard only: add a Model from the palette and wire it to the output.
+    page.get_by_role("tab", name="Inspect").click()
+    page.locator(".react-flow__pane").click(position={"x": 30, "y": 30})
+    page.keyboard.press("/")
+    page.keyboard.type("model")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.dataset.kind") == "model"
+    assert focus_ring(page) == "solid 3px"
+    page.keyboard.press("Enter")
+    expect(node(page, "model")).to_be_visible()
+    tab_to(page, "connect-target")
+    assert focus_ring(page) == "solid 3px"
+    page.keyboard.type("output")
+    tab_to(page, "connect-button", limit=3)
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("notice")).to_contain_text("Connected model.out → output")
+    expect(page.locator(".react-flow__edge")).to_have_count(3)
+
+    # The model picker lists the project's models by name and stores the ID.
+    FlakyModel.calls = 0
+    with serving(FlakyModel) as model_url:
+        ModelEndpoint.objects.filter(project=acme, key="flaky").update(base_url=model_url)
+        picker = page.get_by_label("Model", exact=True)
+        expect(picker.locator("option", has_text="Flaky model")).to_have_count(1)
+        picker.select_option(label="Flaky model (flaky)")
+        wire(page, "route", "false", "model")
+        expect(page.get_by_test_id("runnable")).to_have_text("✓ runnable")
+        page.keyboard.press("Control+s")
+        expect(page.get_by_test_id("revision")).to_have_text("rev 5")
+        saved = http.client.get(f"/api/v1/agent-designs/{design_id}").json()
+        assert next(n for n in saved["graph"]["nodes"] if n["id"] == "model")["config"] == {
+            "model": "flaky"}
+
+        # The model server is unavailable: the node retries, then fails.
+        page.get_by_role("tab", name="Run").click()
+        page.get_by_label("Run input").fill("hello")
+        page.get_by_role("button", name="Run", exact=True).click()
+        model = node(page, "model")
+        expect(model.locator(".k-node")).to_have_attribute("data-status", "retrying")
+        expect(model.get_by_test_id("node-state")).to_have_text("retrying")
+        expect(node(page, "route").get_by_test_id("node-state")).to_have_text("completed → false")
+        tab.screenshot("canvas-7-retrying")
+        expect(model.locator(".k-node")).to_have_attribute("data-status", "failed")
+        expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "failed")
+        expect(model.get_by_test_id("node-preview")).to_contain_text("503")
+        tab.screenshot("canvas-8-failed")
+    assert FlakyModel.calls == 2
     assert unexpected_errors(tab) == []
 
 
@@ -174,7 +345,7 @@ def test_it_runs_streams_resumes_and_cancels(
     page.get_by_role("button", name="Create and open").click()
     expect(node(page, "router")).to_be_visible()
     expect(page.get_by_test_id("runnable")).to_have_text("✓ runnable")
-    tab.screenshot("canvas-4-topic-router")
+    tab.screenshot("canvas-9-topic-router")
     page.get_by_role("tab", name="Run").click()
     page.get_by_label("Run input").fill("hello there")
     page.get_by_role("button", name="Run", exact=True).click()
@@ -189,7 +360,7 @@ def test_it_runs_streams_resumes_and_cancels(
     expect(node(page, "model").get_by_test_id("node-preview")).to_contain_text(
         "mock: Greet the user back: hello there")
     expect(page.get_by_test_id("run-output")).to_have_text("mock: Greet the user back: hello there")
-    tab.screenshot("canvas-5-topic-router-run")
+    tab.screenshot("canvas-10-topic-router-run")
 
     # A run that waits on an approval: reload mid-run and it resumes from the stored events.
     http = Http(stack, api.token_for(alice))
@@ -201,6 +372,7 @@ def test_it_runs_streams_resumes_and_cancels(
     page.get_by_label("Run input").fill(words)
     page.get_by_role("button", name="Run", exact=True).click()
     expect(node(page, "gate").locator(".k-node")).to_have_attribute("data-status", "waiting")
+    expect(node(page, "gate").get_by_test_id("node-state")).to_have_text("waiting for approval")
     run_id = page.get_by_test_id("run-status").get_attribute("data-run-id")
     assert run_id and f"#run={run_id}" in page.url
     page.reload()
@@ -208,7 +380,7 @@ def test_it_runs_streams_resumes_and_cancels(
     expect(node(page, "input").locator(".k-node")).to_have_attribute("data-status", "completed")
     # The run tab opens by itself on a page with a run in its address.
     expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "running")
-    tab.screenshot("canvas-6-resumed-waiting")
+    tab.screenshot("canvas-11-resumed-waiting")
     # Carol approves; the model's text streams into the resumed page as deltas.
     approver = Http(stack, api.token_for(carol))
     pending = wait_for(lambda: approver.client.get(
@@ -221,7 +393,7 @@ def test_it_runs_streams_resumes_and_cancels(
     deltas = int(page.get_by_test_id("run-status").get_attribute("data-deltas") or 0)
     assert deltas >= 10, deltas
     expect(node(page, "model").get_by_test_id("node-preview")).to_contain_text("mock: word0 word1")
-    tab.screenshot("canvas-7-streamed")
+    tab.screenshot("canvas-12-streamed")
 
     # Cancel a run while it waits.
     page.get_by_role("button", name="Clear").click()
@@ -229,7 +401,7 @@ def test_it_runs_streams_resumes_and_cancels(
     expect(node(page, "gate").locator(".k-node")).to_have_attribute("data-status", "waiting")
     page.get_by_role("button", name="Cancel run").click()
     expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "cancelled")
-    tab.screenshot("canvas-8-cancelled")
+    tab.screenshot("canvas-13-cancelled")
 
     # Past runs replay from their stored events.
     runs = page.locator(".past-runs li")
@@ -265,11 +437,29 @@ FRAMES_JS = """() => { window.__frames = []; window.__rec = true; let last = per
   requestAnimationFrame(tick); }"""
 
 
-def test_a_large_graph_opens_and_pans_smoothly(stack: Stack, api: Api, tab: BrowserPage,
-                                               alice: Any, acme: Any) -> None:
+def touch_drag(page: Page, start: tuple[float, float], end: tuple[float, float]) -> None:
+    """A finger drag (CDP touch events: Playwright's touchscreen only taps)."""
+    cdp = page.context.new_cdp_session(page)
+    steps = 10
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart",
+                                          "touchPoints": [{"x": start[0], "y": start[1]}]})
+    for i in range(1, steps + 1):
+        x = start[0] + (end[0] - start[0]) * i / steps
+        y = start[1] + (end[1] - start[1]) * i / steps
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove",
+                                              "touchPoints": [{"x": x, "y": y}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+
+
+@pytest.mark.allow_output  # the measured figures are printed on purpose
+def test_a_large_graph_opens_and_pans_smoothly_and_a_tablet_edits(
+        stack: Stack, api: Api, tab: BrowserPage, tablet_tab: BrowserPage, alice: Any,
+        acme: Any) -> None:
     graph = big_graph()
     assert len(graph["nodes"]) == 100 and len(graph["edges"]) == 300
-    design_id = Http(stack, api.token_for(alice)).create_design(acme.pk, graph, name="Big")
+    http = Http(stack, api.token_for(alice))
+    design_id = http.create_design(acme.pk, graph, name="Big")
     sign_in(tab, "alice", "/designer/")
     page = tab.page
     started = time.perf_counter()
@@ -278,7 +468,7 @@ def test_a_large_graph_opens_and_pans_smoothly(stack: Stack, api: Api, tab: Brow
     wall_ms = (time.perf_counter() - started) * 1000
     since_navigation_ms = page.evaluate("performance.now()")
     expect(page.locator(".react-flow__edge")).to_have_count(300)
-    tab.screenshot("canvas-9-100-nodes")
+    tab.screenshot("canvas-14-100-nodes")
 
     pane = page.locator(".react-flow__pane").bounding_box()
     assert pane
@@ -299,3 +489,27 @@ def test_a_large_graph_opens_and_pans_smoothly(stack: Stack, api: Api, tab: Brow
     assert "translate(" in transform
     assert wall_ms < 10_000 and median < 100, (wall_ms, median)
     assert unexpected_errors(tab) == []
+
+    # A tablet (1024×768, touch): the palette is reachable, a tap adds a node and a finger
+    # drags one.
+    small = http.create_design(acme.pk, REFERENCE["graph"], name="On a tablet")
+    sign_in(tablet_tab, "alice", f"/designer/designs/{small}/")
+    page = tablet_tab.page
+    expect(node(page, "route")).to_be_visible()
+    # Nothing sticks out sideways: the top bar's Save is on screen.
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1024
+    expect(page.get_by_role("button", name="Save", exact=True)).to_be_in_viewport(ratio=1)
+    item = page.locator('.palette-item[data-kind="prompt"]')
+    item.scroll_into_view_if_needed()
+    expect(item).to_be_in_viewport()
+    item.tap()
+    expect(node(page, "prompt")).to_be_visible()
+    before = node(page, "output").bounding_box()
+    assert before
+    touch_drag(page, (before["x"] + 40, before["y"] + 20), (before["x"] + 40, before["y"] + 150))
+    after = node(page, "output").bounding_box()
+    assert after and after["y"] - before["y"] > 60, (before, after)
+    expect(page.get_by_test_id("revision")).to_contain_text("unsaved")
+    expect(page.get_by_test_id("hash")).to_have_attribute("data-hash", re.compile("^[0-9a-f]{64}$"))
+    tablet_tab.screenshot("canvas-15-tablet")
+    assert unexpected_errors(tablet_tab) == []

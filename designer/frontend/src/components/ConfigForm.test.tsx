@@ -83,6 +83,23 @@ describe("ConfigForm", () => {
     expect([...picker.options].map((o) => o.value)).toEqual(["", "llm", "m-1"]);
   });
 
+  it("renames the node on Enter and shows a refused ID's reason", () => {
+    const onRename = vi.fn((id: string) => (id === "taken" ? "Another node is called taken." : null));
+    render(<ConfigForm component={comp("condition")} nodeId="condition" name="" group="" config={{}}
+                       operators={registry.condition_operators} projectId={1}
+                       loadResources={async () => "unavailable"} onRename={onRename}
+                       onConfig={vi.fn()} onName={vi.fn()} onGroup={vi.fn()} />);
+    const id = screen.getByLabelText("ID") as HTMLInputElement;
+    fireEvent.change(id, { target: { value: "taken" } });
+    fireEvent.keyDown(id, { key: "Enter" });
+    expect(screen.getByText("Another node is called taken.")).toBeTruthy();
+    expect(id.getAttribute("aria-invalid")).toBe("true");
+    fireEvent.change(id, { target: { value: "route" } });
+    fireEvent.blur(id);
+    expect(onRename).toHaveBeenLastCalledWith("route");
+    expect(id.getAttribute("aria-invalid")).toBe("false");
+  });
+
   it("checks values like the server", () => {
     const turns = comp("memory").settings.find((s) => s.name === "turns")!;
     expect(localProblem(turns, "0")).toBe("At least 1.");

@@ -18,6 +18,8 @@ interface Props {
   onConfig: (name: string, value: string) => void;
   onName: (name: string) => void;
   onGroup: (group: string) => void;
+  /** Rename the node: an error message, or null when done. Without it the ID is fixed. */
+  onRename?: (id: string) => string | null;
   readOnly?: boolean;
 }
 
@@ -41,6 +43,7 @@ export function ConfigForm(p: Props) {
   return (
     <form className="config-form" aria-label={`Settings of ${p.nodeId}`} onSubmit={(e) => e.preventDefault()}>
       <p className="muted small">{p.component.help}</p>
+      {p.onRename && !p.readOnly && <IdField nodeId={p.nodeId} onRename={p.onRename} />}
       <Field label="Name" id={`${p.nodeId}-name`}>
         <input id={`${p.nodeId}-name`} value={p.name} placeholder={p.component.label}
                readOnly={p.readOnly} onChange={(e) => p.onName(e.target.value)} />
@@ -61,6 +64,29 @@ export function ConfigForm(p: Props) {
         <p className="note small">Side effects: runs only with “allow side effects”.</p>
       )}
     </form>
+  );
+}
+
+/** The node's ID (edges and conditions refer to it; part of the behaviour hash), applied
+ * on Enter or when focus leaves; a refused ID stays in the box with the reason. */
+function IdField({ nodeId, onRename }: { nodeId: string; onRename: (id: string) => string | null }) {
+  const [draft, setDraft] = useState(nodeId);
+  const [problem, setProblem] = useState<string | null>(null);
+  useEffect(() => { setDraft(nodeId); setProblem(null); }, [nodeId]);
+  const commit = () => {
+    const next = draft.trim();
+    if (next === nodeId) { setProblem(null); return; }
+    setProblem(onRename(next));
+  };
+  const id = "node-id-field";
+  return (
+    <Field label="ID" id={id} help="Edges and the behaviour hash use it. Enter applies."
+           problems={problem ? [problem] : []}>
+      <input id={id} value={draft} spellCheck={false} autoComplete="off"
+             aria-describedby={`${id}-help`} aria-invalid={!!problem}
+             onChange={(e) => setDraft(e.target.value)} onBlur={commit}
+             onKeyDown={(e) => { if (e.key === "Enter") { e.preventDefault(); commit(); } }} />
+    </Field>
   );
 }
 
@@ -193,7 +219,9 @@ export function ResourcePicker(p: PickerProps) {
       <option value="">{p.placeholder ? `default (${p.placeholder})` : "— choose —"}</option>
       {p.allowLlm && <option value="llm">llm — the platform model</option>}
       {list!.map((r) => (
-        <option key={r.id} value={r.id} title={r.description}>{r.name ?? r.id}{r.name ? ` (${r.id})` : ""}</option>
+        <option key={r.id} value={r.id} title={r.description}>
+          {r.name ?? r.id}{r.name && r.name !== r.id && r.kind !== "version" ? ` (${r.id})` : ""}
+        </option>
       ))}
       {!known && <option value={p.value}>{p.value} (not in this project)</option>}
     </select>

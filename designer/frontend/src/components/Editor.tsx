@@ -9,7 +9,8 @@ import { checkConnection } from "../compat";
 import { CanvasContext, type CanvasState } from "../context";
 import { describeChanges, mergeDocs } from "../diff";
 import {
-  edgeId, freshId, fromDoc, pinIssues, toDoc, type CanvasEdge, type CanvasNode,
+  edgeId, freshId, fromDoc, pinIssues, renameNode, renameProblem, toDoc,
+  type CanvasEdge, type CanvasNode,
 } from "../graph";
 import { record, redo, undo, type History } from "../history";
 import { loadResources } from "../resources";
@@ -150,8 +151,8 @@ function EditorInner({ design: initial, registry, canEdit, homeUrl }: Props) {
     if (!pos) {
       const rect = paneRef.current?.getBoundingClientRect();
       const center = rect ? { x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 } : { x: 400, y: 300 };
-      pos = flow.screenToFlowPosition(center);
-      pos = { x: pos.x - 90 + (nodes.length % 5) * 16, y: pos.y - 40 + (nodes.length % 5) * 16 };
+      const c = flow.screenToFlowPosition(center);
+      pos = freeSpot(nodes, { x: c.x - 90, y: c.y - 40 });
     }
     const id = freshId(kind, new Set(nodes.map((n) => n.id)));
     const config: Record<string, string> = {};
@@ -177,6 +178,17 @@ function EditorInner({ design: initial, registry, canEdit, homeUrl }: Props) {
     remember();
     setNodes((ns) => ns.map((n) => (n.id === id ? { ...n, data: patch(n.data) } : n)));
   }, [remember]);
+
+  const rename = useCallback((from: string, to: string): string | null => {
+    const problem = renameProblem(from, to, nodes.map((n) => n.id));
+    if (problem || from === to) return problem;
+    remember();
+    const renamed = renameNode(nodes, edges, from, to);
+    setNodes(renamed.nodes);
+    setEdges(renamed.edges);
+    say(`Renamed node ${from} to ${to}.`);
+    return null;
+  }, [nodes, edges, remember, say]);
 
   const selectedNodes = nodes.filter((n) => n.selected);
   const selectedEdges = edges.filter((e) => e.selected);
@@ -464,6 +476,7 @@ function EditorInner({ design: initial, registry, canEdit, homeUrl }: Props) {
                                   name={selected.data.name} group={selected.data.group} config={selected.data.config}
                                   issues={pinned.settings.get(selected.id)} operators={registry.condition_operators}
                                   projectId={design.project_id} loadResources={loadResources} readOnly={!canEdit}
+                                  onRename={(v) => rename(selected.id, v)}
                                   onName={(v) => updateNode(selected.id, (d) => ({ ...d, name: v }))}
                                   onGroup={(v) => updateNode(selected.id, (d) => ({ ...d, group: v }))}
                                   onConfig={(k, v) => updateNode(selected.id, (d) => ({ ...d, config: { ...d.config, [k]: v } }))} />
@@ -502,6 +515,24 @@ function EditorInner({ design: initial, registry, canEdit, homeUrl }: Props) {
   );
 }
 
+/** The first place near `want` (below, then above, then beside) where a new node does not
+ * cover another one: a node added from the keyboard lands in view, and visible. */
+function freeSpot(nodes: CanvasNode[], want: { x: number; y: number }): { x: number; y: number } {
+  const W = 200, H = 110;
+  const clear = (p: { x: number; y: number }) => nodes.every((n) => {
+    const w = n.measured?.width ?? 180, h = n.measured?.height ?? 90;
+    return p.x + W <= n.position.x || n.position.x + w + 20 <= p.x
+      || p.y + H <= n.position.y || n.position.y + h + 20 <= p.y;
+  });
+  for (let ring = 0; ring < 6; ring++) {
+    for (const [dx, dy] of [[0, 1], [0, -1], [1, 0], [-1, 0], [1, 1], [-1, 1], [1, -1], [-1, -1]]) {
+      const p = { x: want.x + dx * ring * 110, y: want.y + dy * ring * 70 };
+      if (clear(p)) return p;
+    }
+  }
+  return { x: want.x + (nodes.length % 5) * 16, y: want.y + (nodes.length % 5) * 16 };
+}
+
 function groupFrames(nodes: CanvasNode[]): CanvasNode[] {
   const boxes = new Map<string, { x0: number; y0: number; x1: number; y1: number }>();
   for (const n of nodes) {
@@ -512,11 +543,16 @@ function groupFrames(nodes: CanvasNode[]): CanvasNode[] {
     boxes.set(n.data.group, b ? { x0: Math.min(b.x0, x0), y0: Math.min(b.y0, y0), x1: Math.max(b.x1, x1), y1: Math.max(b.y1, y1) }
       : { x0, y0, x1, y1 });
   }
-  return [...boxes].map(([group, b]) => ({
-    id: `frame:${group}`, type: "frame", position: { x: b.x0 - 16, y: b.y0 - 30 },
-    data: { label: group } as unknown as CanvasNode["data"], selectable: false, draggable: false, connectable: false, focusable: false,
-    zIndex: -1, style: { width: b.x1 - b.x0 + 32, height: b.y1 - b.y0 + 46, pointerEvents: "none" as const },
-  }));
+  // Fixed width/height (not only style): the frames are derived, so React Flow's measured
+  // dimensions never come back to them, and a node without dimensions stays hidden.
+  return [...boxes].map(([group, b]) => {
+    const width = b.x1 - b.x0 + 32, height = b.y1 - b.y0 + 46;
+    return {
+      id: `frame:${group}`, type: "frame", position: { x: b.x0 - 16, y: b.y0 - 30 }, width, height,
+      data: { label: group } as unknown as CanvasNode["data"], selectable: false, draggable: false, connectable: false, focusable: false,
+      zIndex: -1, style: { width, height, pointerEvents: "none" as const },
+    };
+  });
 }
 
 function ConnectForm({ node, nodes, registry, onConnect }: {
@@ -538,7 +574,7 @@ function ConnectForm({ node, nodes, registry, onConnect }: {
         <option value="">— choose —</option>
         {nodes.filter((n) => n.id !== node.id).map((n) => <option key={n.id} value={n.id}>{n.id} ({n.data.kind})</option>)}
       </select>
-      <button type="button" disabled={!target}
+      <button type="button" id="connect-button" disabled={!target}
               onClick={() => onConnect({ source: node.id, sourceHandle: port, target, targetHandle: "in" })}>Connect</button>
     </fieldset>
   );

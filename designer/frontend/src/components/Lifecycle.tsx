@@ -1,7 +1,9 @@
-// Fixtures, evaluation, publish and versions: each button calls its route and shows the
-// answer; a route this server does not have (404) says so instead of failing.
-import { useState } from "react";
+// Test cases, evaluation, publish and versions of the saved revision. Each part reads its
+// route when the tab opens; a route this server does not have (404) says so instead of
+// failing, and every refusal (the quality gate's 409 included) is shown as answered.
+import { useCallback, useEffect, useRef, useState } from "react";
 import { api, ApiError, isMissingRoute } from "../api";
+import { forgetResources } from "../resources";
 import type { Design } from "../types";
 
 interface Props {
@@ -10,76 +12,217 @@ interface Props {
   canEdit: boolean;
 }
 
-interface Answer {
-  title: string;
-  ok: boolean;
-  lines: string[];
+interface Case { id?: string; name: string; input: string }
+interface Fixtures { revision: number; cases: Case[] }
+interface Evaluation {
+  id: string; revision: number | null; gate: boolean; status: string; passed: boolean | null;
+  content_sha256: string; progress: { done: number; total: number };
+  counts: { total: number; passed: number; failed: number; cancelled: number };
+  error?: { message?: string } | null;
+  cases?: { case_id: string; name: string; status: string; reason?: string | null }[];
+}
+interface Version {
+  id: string; number: number; content_sha256: string; created_at: string; notes?: string;
+  author?: string | null; deployments?: { agent_name: string; current: boolean }[];
+}
+interface Answer { title: string; ok: boolean; lines: string[] }
+
+const ACTIVE = new Set(["queued", "running"]);
+const POLL_MS = 600;
+
+function explain(title: string, e: unknown): Answer {
+  if (isMissingRoute(e)) return { title, ok: false, lines: ["Not available on this server yet."] };
+  if (e instanceof ApiError) {
+    const details = Object.entries(e.details).map(([k, v]) => {
+      const text = typeof v === "string" ? v : JSON.stringify(v);
+      return `${k}: ${/^[0-9a-f]{64}$/.test(text) ? text.slice(0, 12) + "…" : text}`;
+    });
+    const hint = e.code === "quality_gate"
+      ? ["Evaluate this revision (all cases); once it passes, publish with it."] : [];
+    return { title: e.code === "quality_gate" ? `${title}: refused by the quality gate` : title,
+             ok: false, lines: [`${e.status} ${e.code}: ${e.message}`, ...details, ...hint] };
+  }
+  return { title, ok: false, lines: [String(e)] };
 }
 
 export function Lifecycle({ design, dirty, canEdit }: Props) {
+  const base = `/agent-designs/${design.id}`;
+  const [fixtures, setFixtures] = useState<Fixtures | "unavailable" | null>(null);
+  const [proposals, setProposals] = useState<Case[] | null>(null);
+  const [evaluation, setEvaluation] = useState<Evaluation | null>(null);
+  const [versions, setVersions] = useState<Version[] | "unavailable" | null>(null);
+  const [useEvaluation, setUseEvaluation] = useState(true);
   const [answer, setAnswer] = useState<Answer | null>(null);
   const [busy, setBusy] = useState(false);
   const [notes, setNotes] = useState("");
-  const base = `/agent-designs/${design.id}`;
+  const live = useRef(true);
+  useEffect(() => () => { live.current = false; }, []);
 
-  const call = async (title: string, fn: () => Promise<string[]>) => {
+  const loadFixtures = useCallback(() => api<Fixtures>("GET", `${base}/fixtures`).then(
+    (f) => live.current && setFixtures(f),
+    (e) => live.current && (isMissingRoute(e) ? setFixtures("unavailable") : setAnswer(explain("Test cases", e)))), [base]);
+  const loadVersions = useCallback(() => api<{ versions: Version[] }>("GET", `${base}/versions`).then(
+    (d) => live.current && setVersions(d.versions),
+    (e) => live.current && (isMissingRoute(e) ? setVersions("unavailable") : setAnswer(explain("Versions", e)))), [base]);
+
+  useEffect(() => {
+    void loadFixtures();
+    void loadVersions();
+    // The newest evaluation of this design, if any (it may still be running).
+    api<{ evaluations: Evaluation[] }>("GET", `${base}/evaluations`).then(
+      (d) => { if (live.current && d.evaluations[0]) setEvaluation(d.evaluations[0]); }, () => undefined);
+  }, [base, loadFixtures, loadVersions]);
+
+  // Follow a running evaluation until it ends.
+  const evaluationId = evaluation?.id;
+  const evaluationActive = evaluation ? ACTIVE.has(evaluation.status) : false;
+  useEffect(() => {
+    if (!evaluationId || !evaluationActive) return;
+    const timer = window.setTimeout(() => {
+      api<Evaluation>("GET", `/agent-evaluations/${evaluationId}`).then(
+        (e) => live.current && setEvaluation(e),
+        (e) => live.current && setAnswer(explain("Evaluation", e)));
+    }, POLL_MS);
+    return () => window.clearTimeout(timer);
+  }, [evaluationId, evaluationActive, evaluation]);
+
+  const act = async (title: string, fn: () => Promise<string[] | null>) => {
     setBusy(true);
     try {
-      setAnswer({ title, ok: true, lines: await fn() });
+      const lines = await fn();
+      setAnswer(lines ? { title, ok: true, lines } : null);
     } catch (e) {
-      if (isMissingRoute(e)) {
-        setAnswer({ title, ok: false, lines: ["Not available on this server yet."] });
-      } else if (e instanceof ApiError) {
-        const details = Object.entries(e.details).map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`);
-        setAnswer({ title, ok: false, lines: [`${e.status} ${e.code}: ${e.message}`, ...details] });
-      } else setAnswer({ title, ok: false, lines: [String(e)] });
+      setAnswer(explain(title, e));
     } finally {
       setBusy(false);
     }
   };
 
-  const fixtures = () => call("Fixtures", async () => {
-    const d = await api<{ revision: number; cases: { name: string; input: string }[] }>("GET", `${base}/fixtures`);
-    return [`${d.cases.length} case(s), fixtures revision ${d.revision}.`, ...d.cases.slice(0, 8).map((c) => `• ${c.name}: ${c.input}`)];
+  const suggest = () => act("Suggested cases", async () => {
+    const d = await api<{ suggestions: Case[] }>("POST", `${base}/fixtures/suggest`, {});
+    setProposals(d.suggestions);
+    return d.suggestions.length ? null : ["No input → output path to suggest a case for."];
   });
-  const suggest = () => call("Suggested cases", async () => {
-    const d = await api<{ suggestions?: { name: string; input: string }[]; cases?: { name: string; input: string }[] }>("POST", `${base}/fixtures/suggest`, {});
-    const list = d.suggestions ?? d.cases ?? [];
-    return [`${list.length} suggestion(s).`, ...list.slice(0, 8).map((c) => `• ${c.name}: ${c.input}`)];
+  const saveSuggested = () => act("Suggested cases", async () => {
+    const revision = fixtures && fixtures !== "unavailable" ? fixtures.revision : 0;
+    const d = await api<{ saved: Case[] }>("POST", `${base}/fixtures/suggest`, { save: true, revision });
+    setProposals(null);
+    await loadFixtures();
+    return [`Saved ${d.saved.length} suggested case(s).`];
   });
-  const evaluate = () => call("Evaluation", async () => {
-    const d = await api<{ id: string; status: string }>("POST", `${base}/evaluations`, { revision: design.revision });
-    return [`Evaluation ${d.id.slice(0, 8)}: ${d.status}.`];
+  const evaluate = () => act("Evaluation", async () => {
+    const started = await api<Evaluation>("POST", `${base}/evaluations`, { gate: true, revision: design.revision });
+    setEvaluation(started);
+    setUseEvaluation(true);
+    return null;
   });
-  const publish = () => call("Publish", async () => {
-    const d = await api<{ id?: string; number?: number; content_sha256?: string }>("POST", `${base}/publish`, { revision: design.revision, notes });
-    return [`Version ${d.number ?? "?"} published (behaviour ${String(d.content_sha256 ?? "").slice(0, 12)}).`];
-  });
-  const versions = () => call("Versions", async () => {
-    const d = await api<{ versions: { number: number; content_sha256: string; created_at: string; notes?: string }[] }>("GET", `${base}/versions`);
-    if (!d.versions.length) return ["No versions yet."];
-    return d.versions.map((v) => `v${v.number} · ${v.content_sha256.slice(0, 12)} · ${new Date(v.created_at).toLocaleString()}${v.notes ? ` · ${v.notes}` : ""}`);
+  const passing = evaluation && evaluation.status === "completed" && evaluation.passed
+    && evaluation.gate && evaluation.revision === design.revision ? evaluation : null;
+  const publish = () => act("Publish", async () => {
+    const body: Record<string, unknown> = { revision: design.revision, notes };
+    if (passing && useEvaluation) body.evaluation_id = passing.id;
+    const v = await api<Version>("POST", `${base}/publish`, body);
+    forgetResources();
+    await loadVersions();
+    return [`Version ${v.number} published (behaviour ${v.content_sha256.slice(0, 12)})`
+            + (body.evaluation_id ? " with its passing evaluation." : ".")];
   });
 
+  const cases = fixtures && fixtures !== "unavailable" ? fixtures.cases : [];
   return (
     <section className="lifecycle" aria-label="Publish">
       <h2>Test &amp; publish</h2>
       <p className="muted small">These act on the saved revision {design.revision}{dirty ? " — save first to include your changes" : ""}.</p>
-      <div className="stack">
-        <button type="button" onClick={fixtures} disabled={busy}>Fixtures</button>
-        <button type="button" onClick={suggest} disabled={busy || !canEdit}>Suggest test cases</button>
-        <button type="button" onClick={evaluate} disabled={busy || !canEdit}>Evaluate</button>
-        <label htmlFor="publish-notes">Release notes</label>
-        <input id="publish-notes" value={notes} onChange={(e) => setNotes(e.target.value)} />
-        <button type="button" className="primary" onClick={publish} disabled={busy || !canEdit || dirty}>Publish revision {design.revision}</button>
-        <button type="button" onClick={versions} disabled={busy}>Versions</button>
-      </div>
+
+      <h3>Test cases</h3>
+      {fixtures === "unavailable" ? <p className="muted small">Not available on this server yet.</p> : (
+        <div data-testid="fixtures" data-count={cases.length}>
+          <p className="small">{fixtures === null ? "loading…" : `${cases.length} case(s)${fixtures.revision ? `, revision ${fixtures.revision}` : ""}.`}</p>
+          {cases.length > 0 && <ul className="cases small">{cases.slice(0, 12).map((c) => (
+            <li key={c.id ?? c.name} title={c.input}>{c.name}</li>))}{cases.length > 12 && <li>…</li>}</ul>}
+          <div className="row">
+            <button type="button" onClick={suggest} disabled={busy}>Suggest test cases</button>
+          </div>
+          {proposals && proposals.length > 0 && (
+            <div className="proposals" data-testid="proposals">
+              <ul className="cases small">{proposals.map((c) => <li key={c.name} title={c.input}>{c.name}</li>)}</ul>
+              <button type="button" onClick={saveSuggested} disabled={busy || !canEdit}>
+                Save {proposals.length} suggested case{proposals.length === 1 ? "" : "s"}
+              </button>
+            </div>
+          )}
+        </div>
+      )}
+
+      <h3>Evaluation</h3>
+      <button type="button" onClick={evaluate} disabled={busy || !canEdit || dirty || evaluationActive || !cases.length}
+              title={cases.length ? "Run every case against the saved revision" : "Add test cases first"}>
+        Evaluate revision {design.revision}
+      </button>
+      {evaluation && <EvaluationView evaluation={evaluation} revision={design.revision} />}
+
+      <h3>Publish</h3>
+      {design.require_evaluation && (
+        <p className="note small">This design requires a passing evaluation of the revision to publish.</p>
+      )}
+      <label htmlFor="publish-notes">Release notes</label>
+      <input id="publish-notes" value={notes} onChange={(e) => setNotes(e.target.value)} />
+      {passing && (
+        <label className="check small">
+          <input type="checkbox" checked={useEvaluation} onChange={(e) => setUseEvaluation(e.target.checked)} />
+          {" "}with evaluation {passing.id.slice(0, 8)} (passed, {passing.counts.passed}/{passing.counts.total})
+        </label>
+      )}
+      <button type="button" className="primary" onClick={publish} disabled={busy || !canEdit || dirty}>
+        Publish revision {design.revision}
+      </button>
       {answer && (
-        <div className={"answer " + (answer.ok ? "ok" : "bad")} role="status" data-testid="lifecycle-answer">
-          <h3>{answer.title}</h3>
+        <div className={"answer " + (answer.ok ? "ok" : "bad")} role={answer.ok ? "status" : "alert"}
+             data-testid="lifecycle-answer">
+          <h4>{answer.title}</h4>
           {answer.lines.map((l, i) => <p key={i}>{l}</p>)}
         </div>
       )}
+
+      <h3>Versions</h3>
+      {versions === "unavailable" ? <p className="muted small">Not available on this server yet.</p>
+        : versions === null ? <p className="muted small">loading…</p>
+        : !versions.length ? <p className="muted small" data-testid="versions">No versions yet.</p> : (
+          <ol className="versions small" data-testid="versions">
+            {versions.map((v) => (
+              <li key={v.id}>
+                <strong>v{v.number}</strong> <code>{v.content_sha256.slice(0, 12)}</code>
+                {" · "}{new Date(v.created_at).toLocaleString()}{v.author ? ` · ${v.author}` : ""}
+                {v.notes ? <div className="muted">{v.notes}</div> : null}
+                {v.deployments?.length ? <div className="muted">deployed: {v.deployments.map((d) =>
+                  d.agent_name + (d.current ? " (current)" : "")).join(", ")}</div> : null}
+              </li>
+            ))}
+          </ol>
+        )}
     </section>
+  );
+}
+
+function EvaluationView({ evaluation: e, revision }: { evaluation: Evaluation; revision: number }) {
+  const failed = (e.cases ?? []).filter((c) => c.status === "failed");
+  const verdict = ACTIVE.has(e.status) ? e.status
+    : e.status === "completed" ? (e.passed ? "passed" : "failed") : e.status;
+  return (
+    <div className={`evaluation ev-${verdict}`} data-testid="evaluation" data-status={e.status}
+         data-verdict={verdict} data-done={e.progress.done} data-total={e.progress.total}
+         role="status" aria-live="polite">
+      <div className="row">
+        <strong>{verdict}</strong>
+        <span className="muted small">{e.id.slice(0, 8)} · revision {e.revision ?? "?"}{e.revision !== revision ? " (not the saved one)" : ""}{e.gate ? " · all cases" : ""}</span>
+      </div>
+      <progress max={Math.max(e.progress.total, 1)} value={e.progress.done}
+                aria-label={`${e.progress.done} of ${e.progress.total} cases done`} />
+      <div className="small">{e.progress.done}/{e.progress.total} done · {e.counts.passed} passed · {e.counts.failed} failed{e.counts.cancelled ? ` · ${e.counts.cancelled} cancelled` : ""}</div>
+      {e.error?.message && <p className="issue error small">{e.error.message}</p>}
+      {failed.length > 0 && (
+        <ul className="small">{failed.slice(0, 5).map((c) => <li key={c.case_id}>{c.name}: {c.reason ?? "failed"}</li>)}</ul>
+      )}
+    </div>
   );
 }

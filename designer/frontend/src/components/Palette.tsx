@@ -17,7 +17,8 @@ export function Palette({ components, onAdd, mime, disabled }: Props) {
   return (
     <nav className="palette" aria-label="Components">
       <label htmlFor="palette-search" className="sr-only">Search components</label>
-      <input id="palette-search" type="search" placeholder="Search components  /" value={filter}
+      <input id="palette-search" type="search" placeholder="Search (/)" value={filter}
+             aria-keyshortcuts="/" title="Search components (/)"
              onChange={(e) => setFilter(e.target.value)} />
       {groups.map(([group, list]) => (
         <div key={group} className="palette-group" role="group" aria-label={group}>
