@@ -4,6 +4,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { api, ApiError, eventsUrl } from "../api";
 import { applyEvent, emptyRun, TERMINAL, type RunView } from "../runstate";
 import type { Run, RunEvent } from "../types";
+import { parseTurns } from "../turns";
 
 const EVENT_TYPES = ["run.started", "node.started", "node.retrying", "node.completed",
   "node.skipped", "node.failed", "approval.requested", "approval.resolved",
@@ -31,6 +32,7 @@ function setHashRunId(id: string | null): void {
 export function RunPanel({ designId, nodeIds, dirty, canEdit, saveFirst, onView }: Props) {
   const [input, setInput] = useState("hello there");
   const [sessionId, setSessionId] = useState("");
+  const [historyText, setHistoryText] = useState("");
   const [sideEffects, setSideEffects] = useState(false);
   const [stopAfter, setStopAfter] = useState("");
   const [run, setRun] = useState<Run | null>(null);
@@ -113,6 +115,9 @@ export function RunPanel({ designId, nodeIds, dirty, canEdit, saveFirst, onView 
     if (dirty && !(await saveFirst())) return;
     const body: Record<string, unknown> = { input, allow_side_effects: sideEffects };
     if (sessionId.trim()) body.session_id = sessionId.trim();
+    const earlier = parseTurns(historyText);
+    if (earlier.error) { setError(`History: ${earlier.error}`); return; }
+    if (earlier.turns.length) body.history = earlier.turns;
     if (stopAfter) body.stop_after = stopAfter;
     try {
       const r = await api<Run>("POST", `/agent-designs/${designId}/runs`, body,
@@ -169,6 +174,12 @@ export function RunPanel({ designId, nodeIds, dirty, canEdit, saveFirst, onView 
         <summary>Options</summary>
         <label htmlFor="run-session">Session ID (memory)</label>
         <input id="run-session" value={sessionId} onChange={(e) => setSessionId(e.target.value)} />
+        <label htmlFor="run-history">History (earlier turns)</label>
+        <textarea id="run-history" rows={3} value={historyText}
+                  placeholder={"user: Hi\nassistant: Hello! How can I help?"}
+                  aria-describedby="run-history-help"
+                  onChange={(e) => setHistoryText(e.target.value)} />
+        <small id="run-history-help">One turn per line, starting with user:, assistant: or system:.</small>
         <label htmlFor="run-stop">Stop after node</label>
         <select id="run-stop" value={stopAfter} onChange={(e) => setStopAfter(e.target.value)}>
           <option value="">— run to the end —</option>
