@@ -46,7 +46,18 @@ def test_it_runs_each_image_as_a_non_root_user(dockerfile: Path) -> None:
 def test_it_builds_each_image_from_python_slim(dockerfile: Path) -> None:
     bases = [arguments.split()[0] for keyword, arguments in dockerfile_instructions(dockerfile)
              if keyword == "FROM"]
-    assert bases and all(base == "python:3.11-slim" for base in bases), bases
+    # The canvas's build stage is node's; what runs is always python:3.11-slim.
+    assert bases and bases[-1] == "python:3.11-slim", bases
+    assert set(bases) <= {"python:3.11-slim", "node:20-slim"}, bases
+
+
+def test_it_ships_the_built_canvas_not_node_modules() -> None:
+    copies = [arguments for keyword, arguments in dockerfile_instructions(GATEWAY_DOCKERFILE)
+              if keyword == "COPY"]
+    assert "--from=canvas /src/designer/static/designer/canvas " \
+        "./designer/static/designer/canvas" in copies, copies
+    ignored = (ROOT / ".dockerignore").read_text().splitlines()
+    assert "**/node_modules" in ignored and "designer/static/designer/canvas" in ignored
 
 
 @pytest.mark.parametrize("dockerfile", [GATEWAY_DOCKERFILE, RUNNER_DOCKERFILE],

@@ -8,6 +8,7 @@ Screenshots go to ``tests/artifacts/`` (git-ignored) for a reviewer to look at.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import shutil
@@ -26,9 +27,6 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--disable-dev-shm-usage"]
 
-# Playwright's sync API keeps an event loop in the main thread; the tests' own ORM calls
-# (creating users, reading runs) are plain synchronous code, not async views.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
 def chromium_path() -> str:
@@ -39,13 +37,31 @@ def chromium_path() -> str:
     return path
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=chromium_path(), headless=True,
-                                              args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
+    """One Chromium per test module, and Playwright only while it runs.
+
+    Playwright's sync API runs its event loop in the main thread (in a greenlet), and
+    while it is alive that thread counts as "inside a running loop": asyncio.run()
+    and Django's async_unsafe checks fail. So the loop lives only as long as a browser
+    module's tests (never the rest of the session), and only there may the tests' own
+    synchronous ORM calls (creating users, reading runs) run beside it.
+    """
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            launched = playwright.chromium.launch(executable_path=chromium_path(),
+                                                  headless=True, args=CHROMIUM_ARGS)
+            yield launched
+            launched.close()
+        # What the rest of the session needs: no loop left "running" in this thread.
+        assert asyncio._get_running_loop() is None, "Playwright left its loop running"
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 class BrowserPage:
