@@ -256,6 +256,8 @@ CELERY_BEAT_SCHEDULE = {
     # expires=: a backlog of sweeps (beat ran while the worker was down) is dropped.
     "expire-approvals": {"task": "approvals.expire_overdue", "schedule": 1.0,
                          "options": {"expires": 5.0}},
+    # Metrics rollup slots older than the longest window (operations/rollups.py).
+    "prune-rollups": {"task": "operations.prune_rollups", "schedule": 3600.0},
 }
 
 # Product configuration (agent-graph-reference.md "Configuration").
