@@ -5,7 +5,8 @@ project (agent null) and the turns of an agent (agent set) that ended, their cou
 tokens, cost and latency histogram (operations/histogram.py), one column per bucket
 (`h0` ... `h241`): PostgreSQL sums 250 integer columns over 4,032 rows in tens of
 milliseconds, an int[] unnested element by element takes several times longer.
-A project's failures by error code have their own rows.
+A project's failures by error code have their own rows. The proxies at the end give
+the admin its operations dashboards (operations/admin.py).
 """
 
 from __future__ import annotations
@@ -57,3 +58,21 @@ class FailureRollup(models.Model):
 
     def __str__(self) -> str:
         return f"failures {self.project_id}@{self.slot} {self.code}"
+
+
+class ProjectOperations(Project):
+    """The admin's operations dashboard of a project (a page, no table)."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "project operations"
+        verbose_name_plural = "operations by project"
+
+
+class AgentOperations(Agent):
+    """The admin's operations dashboard of a deployed agent (a page, no table)."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "agent operations"
+        verbose_name_plural = "operations by agent"
