@@ -40,7 +40,8 @@ class Rollup(models.Model):
 
 # h0 ... h241: the latency histogram's bucket counts.
 for _index in range(BUCKETS):
-    Rollup.add_to_class(f"h{_index}", models.IntegerField(default=0))
+    # db_default: the end path's upsert names only the buckets its batch touched.
+    Rollup.add_to_class(f"h{_index}", models.IntegerField(default=0, db_default=0))
 
 
 class FailureRollup(models.Model):
