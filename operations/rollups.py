@@ -26,6 +26,9 @@ SLOT_SECONDS: Final = 150
 # Metrics read at most 168 hours back; a day more for late readers and slow clocks.
 KEEP: Final = timedelta(days=8)
 CODE_LENGTH: Final = 64
+# Values per statement: a batch of runs from many slots, each touching many buckets, is
+# upserted in several statements (server-side binding would refuse past 65,535).
+MAX_PARAMETERS: Final = 20_000
 HISTOGRAM: Final = [f"h{i}" for i in range(BUCKETS)]
 _ENDED_IN: Final = "(" + ", ".join(f"'{status}'" for status in sorted(FINAL_STATUSES)) + ")"
 
@@ -97,14 +100,14 @@ def do_roll_up_ended(runs: list[Run]) -> None:
             failures[(run.project_id, slot, _code(run))] += 1
     with connection.cursor() as cursor:
         _upsert_rollups(cursor, sums)
-        if failures:
-            keys = sorted(failures)
+        rows = [[*key, failures[key]] for key in sorted(failures)]
+        for chunk in _chunks(rows, 4):
             cursor.execute(
                 "INSERT INTO operations_failurerollup (project_id, slot, code, count) VALUES "
-                + ", ".join(["(%s, %s, %s, %s)"] * len(keys))
+                + ", ".join(["(%s, %s, %s, %s)"] * len(chunk))
                 + " ON CONFLICT (project_id, slot, code) DO UPDATE"
                   " SET count = operations_failurerollup.count + EXCLUDED.count",
-                [value for key in keys for value in (*key, failures[key])])
+                [value for row in chunk for value in row])
 
 
 class _Slot:
@@ -132,12 +135,18 @@ def _upsert_rollups(cursor: Any, sums: dict[tuple[int, Any, int], _Slot]) -> Non
     rows = [[*key, sums[key].ended, sums[key].completed, sums[key].errors, sums[key].tokens,
              sums[key].cost, *(sums[key].buckets[b] for b in buckets)] for key in keys]
     placeholders = "(" + ", ".join(["%s"] * (3 + len(columns))) + ")"
-    cursor.execute(
-        f"INSERT INTO operations_rollup (project_id, agent_id, slot, {', '.join(columns)}) "
-        f"VALUES {', '.join([placeholders] * len(rows))} "
-        "ON CONFLICT (project_id, agent_id, slot) DO UPDATE SET "
-        + ", ".join(f"{c} = operations_rollup.{c} + EXCLUDED.{c}" for c in columns),
-        [value for row in rows for value in row])
+    for chunk in _chunks(rows, 3 + len(columns)):
+        cursor.execute(
+            f"INSERT INTO operations_rollup (project_id, agent_id, slot, {', '.join(columns)}) "
+            f"VALUES {', '.join([placeholders] * len(chunk))} "
+            "ON CONFLICT (project_id, agent_id, slot) DO UPDATE SET "
+            + ", ".join(f"{c} = operations_rollup.{c} + EXCLUDED.{c}" for c in columns),
+            [value for row in chunk for value in row])
+
+
+def _chunks(rows: list[list[Any]], width: int) -> list[list[list[Any]]]:
+    size = max(1, MAX_PARAMETERS // width)
+    return [rows[i:i + size] for i in range(0, len(rows), size)]
 
 
 def do_rebuild(since: datetime) -> None:

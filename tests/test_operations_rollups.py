@@ -11,9 +11,10 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from kionga.models import Project
-from operations.rollups import KEEP, do_prune, do_rebuild
+from operations.rollups import KEEP, do_prune, do_rebuild, do_roll_up_ended
 from runs import ingest
 from runs.agent_turns import TurnReport, do_open_turn, do_report_turn
+from runs.models import Run
 from tests.ingest_helpers import entries, make_run
 from tests.operations_helpers import agent_of, rollup_rows
 from tests.versions_helpers import prompt_graph, published
@@ -69,3 +70,18 @@ def test_it_prunes_slots_older_than_the_longest_window(carol: User, acme: Projec
     assert do_prune(timezone.now()) == 0
     assert do_prune(timezone.now() + KEEP + timedelta(hours=1)) == 2  # project and agent
     assert rollup_rows() == ([], [])
+
+
+def test_a_batch_from_many_slots_is_upserted_in_chunks(carol: User, acme: Project) -> None:
+    """Runs ending together from 400 slots over ~100 latency buckets: 800 rows of
+    ~110 values, upserted in several statements (rollups.MAX_PARAMETERS), all counted."""
+    version = published(carol, acme, prompt_graph())
+    agent = agent_of(version, "agent-acme")
+    now = timezone.now()
+    runs = [Run(project=acme, agent=agent, design=agent.design, status="failed",
+                created_at=now - timedelta(seconds=150 * i), latency_ms=i * 37 % 200_000,
+                tokens=1, cost=0, error={"code": f"code{i % 3}"}) for i in range(400)]
+    do_roll_up_ended(runs)
+    rollups, failures = rollup_rows()
+    assert len(rollups) == 800 and sum(row[3] for row in rollups) == 800
+    assert sum(row[3] for row in failures) == 400
