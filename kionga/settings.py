@@ -252,6 +252,8 @@ CELERY_TASK_DEFAULT_QUEUE = "gateway"
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BEAT_SCHEDULE = {
     "prune-runs": {"task": "runs.prune_runs", "schedule": 3600.0},
+    # Metrics rollup slots older than the longest window (operations/rollups.py).
+    "prune-rollups": {"task": "operations.prune_rollups", "schedule": 3600.0},
     # A request past its deadline is expired on time, not when someone next reads it;
     # expires=: a backlog of sweeps (beat ran while the worker was down) is dropped.
     "expire-approvals": {"task": "approvals.expire_overdue", "schedule": 1.0,

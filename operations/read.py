@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Final
 
 from django.utils import timezone
@@ -11,7 +11,7 @@ from approvals.models import ApprovalRequest
 from deployments.agents import rollouts_of
 from deployments.models import Agent
 from kionga.models import Project
-from operations.metrics import TURN_LATENCY, evaluations_started, failures_by_reason, series
+from operations.metrics import Scope, evaluations_started, failures_by_reason, series
 from runs.models import Run
 
 OVERVIEW_HOURS: Final = 24
@@ -20,16 +20,14 @@ RECENT_TURNS: Final = 20
 
 def overview(project: Project, now: datetime | None = None) -> dict[str, Any]:
     end = now or timezone.now()
-    start = end - timedelta(hours=OVERVIEW_HOURS)
-    totals, buckets = series("project_id = %(project)s", {"project": project.pk},
-                             OVERVIEW_HOURS, end)
+    window, totals, buckets = series(Scope(project.pk), OVERVIEW_HOURS, end)
     return {
-        "project_id": project.pk, "hours": OVERVIEW_HOURS, "from": start.isoformat(),
+        "project_id": project.pk, "hours": OVERVIEW_HOURS, "from": window.start.isoformat(),
         "to": end.isoformat(), "runs": totals["requests"],
         "success_rate": totals["success_rate"], "failed": totals["errors"],
-        "failures_by_reason": failures_by_reason(project.pk, start, end),
+        "failures_by_reason": failures_by_reason(project.pk, window),
         "latency_ms": totals["latency_ms"], "tokens": totals["tokens"], "cost": totals["cost"],
-        "evaluations": evaluations_started(project.pk, start),
+        "evaluations": evaluations_started(project.pk, window.start),
         "pending_approvals": ApprovalRequest.objects.filter(
             project=project, status=ApprovalRequest.Status.PENDING).count(),
         "agents": Agent.objects.filter(project=project).count(),
@@ -39,8 +37,7 @@ def overview(project: Project, now: datetime | None = None) -> dict[str, Any]:
 
 def operations(agent: Agent, hours: int, now: datetime | None = None) -> dict[str, Any]:
     end = now or timezone.now()
-    totals, buckets = series("agent_id = %(agent)s", {"agent": agent.pk}, hours, end,
-                             TURN_LATENCY)
+    window, totals, buckets = series(Scope(agent.project_id, agent.pk), hours, end)
     recent = (Run.objects.filter(agent=agent).order_by("-created_at")
               .only("id", "status", "created_at", "latency_ms", "tokens", "cost", "error",
                     "version_id")[:RECENT_TURNS])
@@ -48,7 +45,7 @@ def operations(agent: Agent, hours: int, now: datetime | None = None) -> dict[st
                 .select_related("version", "design").order_by("-updated_at")[:50])
     return {
         "agent": agent.summary(), "hours": hours,
-        "from": (end - timedelta(hours=hours)).isoformat(), "to": end.isoformat(),
+        "from": window.start.isoformat(), "to": end.isoformat(),
         "totals": {"requests": totals["requests"], "errors": totals["errors"],
                    "success_rate": totals["success_rate"], "latency_ms": totals["latency_ms"],
                    "tokens": totals["tokens"], "cost": totals["cost"]},
