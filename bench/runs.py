@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -36,9 +37,10 @@ import redis
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.cpu import CpuMeter, group, postgres_backends, this_process  # noqa: E402
 from tests.stack import VENV_BIN, Stack  # noqa: E402
 
-DB_NAME = "kionga_bench"
+DB_NAME = os.environ.get("KIONGA_BENCH_DB", "kionga_bench")  # one per concurrent bench
 LATENCY_RUNS = 20
 PG = "postgres://postgres@127.0.0.1:5432"
 GRAPH = {
@@ -215,11 +217,31 @@ def throughput(stack: Stack, token: str, design_id: str, runs: int, workers: int
     return done[0] / (time.perf_counter() - start)
 
 
+def profilers(stack: Stack, out: Path) -> list[subprocess.Popen[bytes]]:
+    out.mkdir(parents=True, exist_ok=True)
+    return [subprocess.Popen([str(VENV_BIN / "py-spy"), "record", "--pid",
+                              str(stack.processes[name].pid), "--subprocesses", "--nonblocking",
+                              "--format", "raw", "--rate", "200", "-o", str(out / f"{name}.txt")],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for name in ("gateway", "internal", "runner", "events")]
+
+
+def cpu_meter(stack: Stack) -> CpuMeter:
+    """CPU of every process of the stack (process groups), of PostgreSQL's backends
+    serving the bench database, and of this client."""
+    sources = {name: group(stack.processes[name].pid)
+               for name in ("gateway", "internal", "runner", "events", "redis")}
+    return CpuMeter({**sources, "postgres": postgres_backends(DB_NAME),
+                     "client": this_process()})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--throughput-runs", type=int, default=400)
     parser.add_argument("--gateway-workers", type=int, default=2)
+    parser.add_argument("--profile", type=Path, default=None,
+                        help="py-spy the stack during the throughput phase (collapsed stacks)")
     args = parser.parse_args()
     stack = Stack(database_url=f"{PG}/{DB_NAME}", log_dir=ROOT / "var" / "bench-logs",
                   gateway_workers=args.gateway_workers)
@@ -243,10 +265,19 @@ def main() -> None:
             "project_id": project_id, "name": "bench approval", "graph": APPROVAL_GRAPH})
         for i in range(LATENCY_RUNS):
             lags += client.approved_run_lags(gated.json()["id"], f"one two three {i}")
+        meter = cpu_meter(stack)
+        spies = profilers(stack, args.profile) if args.profile else []
         rate = throughput(stack, token, design_id, args.throughput_runs, 8)
+        for spy in spies:
+            spy.send_signal(signal.SIGINT)
+            spy.wait()
+        cpu = {name: round(ms / args.throughput_runs, 2) for name, ms in meter.spent().items()}
     finally:
         stack.stop()
-    figures = report(totals, lags, celery, publish, rate)
+    figures: dict[str, Any] = report(totals, lags, celery, publish, rate)
+    cpu["total"] = round(sum(cpu.values()), 2)
+    print(f"CPU ms per run         {cpu}")
+    figures["cpu_ms_per_run"] = cpu
     print(json.dumps(figures))
 
 
