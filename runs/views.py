@@ -21,7 +21,7 @@ from kionga.models import Role
 from kionga.openapi import ERRORS, ok
 from kionga.request_body import parse
 from kionga.tokens import find_user_by_token
-from runs import idempotency, read
+from runs import idempotency, read, start_stream
 from runs import openapi as doc
 from runs.cancel import do_cancel_run
 from runs.models import Run
@@ -38,9 +38,13 @@ AFTER = OpenApiParameter("after", int, required=False, description="Events after
                operation_id="list_runs")
 @extend_schema(methods=["POST"], request=StartRunSerializer, parameters=[IDEMPOTENCY],
                responses={201: ok(doc.RUN), 200: ok(doc.RUN), **ERRORS},
-               operation_id="start_run")
+               operation_id="start_run",
+               description="With `Accept: text/event-stream` the answer is the run's event "
+                           "stream: `event: run` (the run, `url`, `events_url`) first, then "
+                           "its events to the end, as `.../events` serves them.")
 @api_view(["GET", "POST"])
-def runs(request: Request, design_id: uuid.UUID) -> Response:
+@start_stream.negotiates_streams
+def runs(request: Request, design_id: uuid.UUID) -> Response | HttpResponseBase:
     if request.method == "GET":
         design = check_design_access(request.user, design_id)
         return Response({"runs": read.runs_of(design)})
@@ -49,8 +53,14 @@ def runs(request: Request, design_id: uuid.UUID) -> Response:
     key = idempotency.check_key(request.headers.get("Idempotency-Key"))
     assert isinstance(request.user, User)
     user = request.user
-    run, replayed = idempotency.start_once(design.project, user, key, start.fingerprint(),
-                                           lambda: do_start_run(user, design, start))
+
+    def start_once() -> tuple[Run, bool]:
+        return idempotency.start_once(design.project, user, key, start.fingerprint(),
+                                      lambda: do_start_run(user, design, start))
+
+    if start_stream.wants_stream(request):  # start and follow in one request
+        return start_stream.start_and_stream(user, start_once, request.path)
+    run, replayed = start_once()
     return Response(run.to_dict(), status=200 if replayed else 201)
 
 
