@@ -19,7 +19,7 @@ exactly as the Procfile does. Figures, each with the floor measured in the same 
   request per run): latency, throughput and `combined_cpu_ms_per_run`.
 Clients read every stream to its end over kept-alive connections (a fair client).
 KIONGA_BENCH_DB names the database (one per concurrent bench); --profile DIR records
-py-spy stacks of the stack's processes during the throughput phase.
+py-spy stacks of the stack's processes during the combined route's throughput.
 The last line is one JSON object of the figures.
 """
 
@@ -259,8 +259,8 @@ def throughput(stack: Stack, token: str, design_id: str, runs: int, workers: int
 def profilers(stack: Stack, out: Path) -> list[subprocess.Popen[bytes]]:
     out.mkdir(parents=True, exist_ok=True)
     return [subprocess.Popen([str(VENV_BIN / "py-spy"), "record", "--pid",
-                              str(stack.processes[name].pid), "--subprocesses", "--nonblocking",
-                              "--format", "raw", "--rate", "200", "-o", str(out / f"{name}.txt")],
+                              str(stack.processes[name].pid), "--subprocesses", "--format", "raw",
+                              "--rate", "200", "-o", str(out / f"{name}.txt")],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             for name in ("gateway", "internal", "runner", "events")]
 
@@ -280,7 +280,7 @@ def main() -> None:
     parser.add_argument("--throughput-runs", type=int, default=400)
     parser.add_argument("--gateway-workers", type=int, default=2)
     parser.add_argument("--profile", type=Path, default=None,
-                        help="py-spy the stack during the throughput phase (collapsed stacks)")
+                        help="py-spy the stack during the combined route's throughput")
     args = parser.parse_args()
     stack = Stack(database_url=f"{PG}/{DB_NAME}", log_dir=ROOT / "var" / "bench-logs",
                   gateway_workers=args.gateway_workers)
@@ -307,15 +307,15 @@ def main() -> None:
         for i in range(LATENCY_RUNS):
             lags += client.approved_run_lags(gated.json()["id"], f"one two three {i}")
         meter = cpu_meter(stack)
-        spies = profilers(stack, args.profile) if args.profile else []
         rate = throughput(stack, token, design_id, args.throughput_runs, 8)
+        cpu = {name: round(ms / args.throughput_runs, 2) for name, ms in meter.spent().items()}
+        meter = cpu_meter(stack)
+        spies = profilers(stack, args.profile) if args.profile else []
+        combined_rate = throughput(stack, token, design_id, args.throughput_runs, 8,
+                                   combined=True)
         for spy in spies:
             spy.send_signal(signal.SIGINT)
             spy.wait()
-        cpu = {name: round(ms / args.throughput_runs, 2) for name, ms in meter.spent().items()}
-        meter = cpu_meter(stack)
-        combined_rate = throughput(stack, token, design_id, args.throughput_runs, 8,
-                                   combined=True)
         combined_cpu = {name: round(ms / args.throughput_runs, 2)
                         for name, ms in meter.spent().items()}
     finally:
