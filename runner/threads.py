@@ -25,6 +25,15 @@ _state: dict[str, object] = {}
 _lock = threading.Lock()
 
 
+def _after_fork() -> None:
+    global _lock
+    _lock = threading.Lock()  # a lock held by a parent's thread at the fork stays held
+    _state.clear()
+
+
+os.register_at_fork(after_in_child=_after_fork)
+
+
 def _jobs() -> tuple[queue.SimpleQueue[_Job], list[int]]:
     """This process's job queue and its count of idle threads."""
     if _state.get("pid") != os.getpid():

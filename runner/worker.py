@@ -4,7 +4,8 @@ Celery delivers a task at least once in some failures and at most once in others
 (engineering-notes, Celery bullet), so correctness comes from Redis, not from acks:
 - the claim key (SET NX) makes a redelivered task a no-op;
 - the slot lease must still be alive: a slot the gateway reaped (or never took)
-  means the run is not ours to start;
+  means the run is not ours to start (claim, lease and the cancel key are read in
+  one Redis script, runner/claim.py);
 - the watcher renews the lease while the run lives, so a killed runner stops
   renewing and the gateway's reaper ends the run with `runner_lost`.
 """
@@ -126,8 +127,8 @@ def _run_claimed(client: redis.Redis, settings: RunnerSettings, run_id: str,
 
 def _run_graph(client: redis.Redis, settings: RunnerSettings, run_id: str, task: RunTask,
                sink: EventSink) -> str:
-    # No keep-alive: every connection closes inside the run's own event loop, which
-    # run_graph_sync creates and closes, so no socket outlives it.
+    # No keep-alive: every connection closes when the run ends (the transport is the
+    # run's), so no socket of one run's credential outlives it on the thread's loop.
     transport = httpx.AsyncHTTPTransport(verify=_tls_context(),
                                          limits=httpx.Limits(max_keepalive_connections=0))
     resources = HttpResources(task.callback_url, task.credential,
