@@ -23,6 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 import redis  # noqa: E402
 
+from bench.cpu import CpuMeter, group  # noqa: E402
 from tests.runner_process.runner_kit import (  # noqa: E402
     REDIS_URL,
     Worker,
@@ -39,26 +40,31 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--pool", default="prefork", help="the worker's pool (--pool)")
     args = parser.parse_args()
     rds = redis.Redis.from_url(REDIS_URL)
     app = client_app()
-    worker = Worker(Path(tempfile.mkdtemp()) / "worker.log")
+    worker = Worker(Path(tempfile.mkdtemp()) / "worker.log", "--pool", args.pool)
     try:
         worker.wait_ready()
         graph = mock_graph()
         read_run(rds, send(app, rds, payload(graph)))  # warm up
         rates = []
+        meter = CpuMeter({"runner": group(worker.proc.pid)})
         for _ in range(args.rounds):
             started = time.monotonic()
             ended = run_many(rds, app, graph, args.runs)
             assert ended == {"run.completed": args.runs}, ended
             rates.append(args.runs / (time.monotonic() - started))
+        cpu_ms = meter.spent()["runner"] / (args.runs * args.rounds)
     finally:
         worker.stop()
     median = statistics.median(rates)
-    print(f"runner alone: median {median:.0f} runs/s over {args.rounds} rounds "
-          f"({', '.join(f'{r:.0f}' for r in rates)}), 8 in flight, mock 3-node graph")
-    print(json.dumps({"runner_runs_per_s": round(median, 1)}))
+    print(f"runner alone ({args.pool}): median {median:.0f} runs/s over {args.rounds} rounds "
+          f"({', '.join(f'{r:.0f}' for r in rates)}), 8 in flight, mock 3-node graph, "
+          f"{cpu_ms:.2f} CPU ms per run")
+    print(json.dumps({"runner_runs_per_s": round(median, 1),
+                      "runner_cpu_ms_per_run": round(cpu_ms, 2)}))
 
 
 if __name__ == "__main__":

@@ -12,7 +12,14 @@ exactly as the Procfile does. Figures, each with the floor measured in the same 
   completions; median, p99; targets 5 ms and 20 ms), against a Redis PUBLISH →
   subscriber;
 - sustained throughput of mock runs through one runner with 8 concurrent clients
-  (target ≥ 100 runs/s).
+  (target ≥ 120 runs/s), with the CPU milliseconds per run of each process (gateway,
+  internal listener, runner, ingester, Redis, the PostgreSQL backends of the bench
+  database, this client; from /proc/<pid>/stat) in `cpu_ms_per_run`;
+- the same for the combined route (POST …/runs with Accept: text/event-stream, one
+  request per run): latency, throughput and `combined_cpu_ms_per_run`.
+Clients read every stream to its end over kept-alive connections (a fair client).
+KIONGA_BENCH_DB names the database (one per concurrent bench); --profile DIR records
+py-spy stacks of the stack's processes during the combined route's throughput.
 The last line is one JSON object of the figures.
 """
 
@@ -21,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -36,9 +44,10 @@ import redis
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.cpu import CpuMeter, group, postgres_backends, this_process  # noqa: E402
 from tests.stack import VENV_BIN, Stack  # noqa: E402
 
-DB_NAME = "kionga_bench"
+DB_NAME = os.environ.get("KIONGA_BENCH_DB", "kionga_bench")  # one per concurrent bench
 LATENCY_RUNS = 20
 PG = "postgres://postgres@127.0.0.1:5432"
 GRAPH = {
@@ -124,6 +133,20 @@ def publish_floor(stack: Stack, samples: int) -> list[float]:
     return times
 
 
+def _read_events(lines: Any) -> list[tuple[dict[str, Any], float]]:
+    """The run's events (deltas included, not the combined route's `run` frame), each
+    with its arrival time; reads the stream to its end, as a fair client does, so
+    the kept-alive connection serves the next request."""
+    got = []
+    kind = ""
+    for line in lines:
+        if line.startswith("event: "):
+            kind = line[7:]
+        elif line.startswith("data: ") and kind != "run":
+            got.append((json.loads(line[6:]), time.time()))
+    return got
+
+
 class Client:
     def __init__(self, stack: Stack, token: str) -> None:
         self.http = httpx.Client(base_url=stack.base_url, timeout=60,
@@ -141,15 +164,31 @@ class Client:
         with self.http.stream("GET", url, headers={"Accept": "text/event-stream"}) as response:
             assert response.status_code == 200, response.read()
             opened = time.time()
-            kind = ""
-            for line in response.iter_lines():
-                if line.startswith("event: "):
-                    kind = line[7:]
-                elif line.startswith("data: "):
-                    got.append((json.loads(line[6:]), time.time()))
-                    if kind in ("run.completed", "run.failed", "run.cancelled"):
-                        break
+            got = _read_events(response.iter_lines())
         return got, opened
+
+    def start_and_follow(self, design_id: str, text: str) -> tuple[float, list[float]]:
+        """run_once through the combined route: POST …/runs with Accept:
+        text/event-stream, read to the stream's end (the connection is kept alive)."""
+        url = f"/api/v1/agent-designs/{design_id}/runs"
+        while True:
+            start = time.perf_counter()
+            with self.http.stream("POST", url, json={"input": text},
+                                  headers={"Accept": "text/event-stream"}) as response:
+                if response.status_code == 429:  # at capacity: try again
+                    response.read()
+                    time.sleep(0.002)
+                    continue
+                assert response.status_code == 201, response.read()
+                opened = time.time()
+                events = _read_events(response.iter_lines())
+                break
+        total = (time.perf_counter() - start) * 1000
+        assert events and events[-1][0]["type"] == "run.completed", events[-1:]
+        lags = [(arrived - at) * 1000 for at, arrived in
+                ((datetime.fromisoformat(e["at"]).timestamp(), a) for e, a in events)
+                if at >= opened]
+        return total, lags
 
     def approved_run_lags(self, design_id: str, text: str) -> list[float]:
         """Latencies (ms) of the events a run produces after a person approves it, read
@@ -170,9 +209,7 @@ class Client:
                     decided = time.time()
                     self.http.post(f"/api/v1/agent-approvals/{event['approval_id']}/decision",
                                    json={"decision": "approve"})
-                if event["type"] in ("run.completed", "run.failed", "run.cancelled"):
-                    break
-        return lags
+        return lags  # read to the stream's end (it closes after the terminal event)
 
     def run_once(self, design_id: str, text: str) -> tuple[float, list[float]]:
         """(ms from POST to run.completed on SSE, latencies in ms of the events the runner
@@ -194,7 +231,8 @@ class Client:
         return total, lags
 
 
-def throughput(stack: Stack, token: str, design_id: str, runs: int, workers: int) -> float:
+def throughput(stack: Stack, token: str, design_id: str, runs: int, workers: int,
+               combined: bool = False) -> float:
     done = [0]
     lock = threading.Lock()
     per_worker = runs // workers
@@ -202,7 +240,10 @@ def throughput(stack: Stack, token: str, design_id: str, runs: int, workers: int
     def work() -> None:
         client = Client(stack, token)
         for i in range(per_worker):
-            client.run_once(design_id, f"throughput {i}")
+            if combined:
+                client.start_and_follow(design_id, f"throughput {i}")
+            else:
+                client.run_once(design_id, f"throughput {i}")
             with lock:
                 done[0] += 1
 
@@ -215,11 +256,31 @@ def throughput(stack: Stack, token: str, design_id: str, runs: int, workers: int
     return done[0] / (time.perf_counter() - start)
 
 
+def profilers(stack: Stack, out: Path) -> list[subprocess.Popen[bytes]]:
+    out.mkdir(parents=True, exist_ok=True)
+    return [subprocess.Popen([str(VENV_BIN / "py-spy"), "record", "--pid",
+                              str(stack.processes[name].pid), "--subprocesses", "--format", "raw",
+                              "--rate", "200", "-o", str(out / f"{name}.txt")],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for name in ("gateway", "internal", "runner", "events")]
+
+
+def cpu_meter(stack: Stack) -> CpuMeter:
+    """CPU of every process of the stack (process groups), of PostgreSQL's backends
+    serving the bench database, and of this client."""
+    sources = {name: group(stack.processes[name].pid)
+               for name in ("gateway", "internal", "runner", "events", "redis")}
+    return CpuMeter({**sources, "postgres": postgres_backends(DB_NAME),
+                     "client": this_process()})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--throughput-runs", type=int, default=400)
     parser.add_argument("--gateway-workers", type=int, default=2)
+    parser.add_argument("--profile", type=Path, default=None,
+                        help="py-spy the stack during the combined route's throughput")
     args = parser.parse_args()
     stack = Stack(database_url=f"{PG}/{DB_NAME}", log_dir=ROOT / "var" / "bench-logs",
                   gateway_workers=args.gateway_workers)
@@ -236,17 +297,43 @@ def main() -> None:
             client.run_once(design_id, f"warm {i}")
         celery = celery_floor(stack, args.runs)
         publish = publish_floor(stack, args.runs)
-        totals, lags = [], []
+        totals, lags, combined_totals = [], [], []
         for i in range(args.runs):
             totals.append(client.run_once(design_id, f"hello {i}")[0])
+        for i in range(args.runs):
+            combined_totals.append(client.start_and_follow(design_id, f"hello {i}")[0])
         gated = client.http.post("/api/v1/agent-designs", json={
             "project_id": project_id, "name": "bench approval", "graph": APPROVAL_GRAPH})
         for i in range(LATENCY_RUNS):
             lags += client.approved_run_lags(gated.json()["id"], f"one two three {i}")
+        meter = cpu_meter(stack)
         rate = throughput(stack, token, design_id, args.throughput_runs, 8)
+        cpu = {name: round(ms / args.throughput_runs, 2) for name, ms in meter.spent().items()}
+        meter = cpu_meter(stack)
+        spies = profilers(stack, args.profile) if args.profile else []
+        combined_rate = throughput(stack, token, design_id, args.throughput_runs, 8,
+                                   combined=True)
+        for spy in spies:
+            spy.send_signal(signal.SIGINT)
+            spy.wait()
+        combined_cpu = {name: round(ms / args.throughput_runs, 2)
+                        for name, ms in meter.spent().items()}
     finally:
         stack.stop()
-    figures = report(totals, lags, celery, publish, rate)
+    figures: dict[str, Any] = report(totals, lags, celery, publish, rate)
+    cpu["total"] = round(sum(cpu.values()), 2)
+    combined_cpu["total"] = round(sum(combined_cpu.values()), 2)
+    celery_p50 = figures["celery_roundtrip_p50_ms"]
+    figures.update(run_e2e_combined_p50_ms=round(statistics.median(combined_totals), 2),
+                   run_e2e_combined_p99_ms=round(pct(combined_totals, 0.99), 2),
+                   combined_runs_per_s=round(combined_rate, 1))
+    print(f"CPU ms per run         {cpu}")
+    print(f"start+stream in one    median {figures['run_e2e_combined_p50_ms']} ms, p99 "
+          f"{figures['run_e2e_combined_p99_ms']} ms = "
+          f"{figures['run_e2e_combined_p50_ms'] / celery_p50:.1f}× the Celery round trip; "
+          f"{figures['combined_runs_per_s']} runs/s; CPU ms per run {combined_cpu}")
+    figures["combined_cpu_ms_per_run"] = combined_cpu
+    figures["cpu_ms_per_run"] = cpu
     print(json.dumps(figures))
 
 

@@ -25,7 +25,9 @@ requests = WSGIMiddleware(get_wsgi_application(), workers=16)  # type: ignore[ar
 
 
 def wants_stream(scope: dict[str, Any]) -> bool:
-    if scope["type"] != "http" or not scope["path"].endswith("/events"):
+    # An events route, or a run start that answers with the run's stream.
+    path = scope["path"] if scope["type"] == "http" else ""
+    if not (path.endswith("/events") or (scope.get("method") == "POST" and path.endswith("/runs"))):
         return False
     return any(name == b"accept" and b"text/event-stream" in value
                for name, value in scope.get("headers", ()))

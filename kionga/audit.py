@@ -18,9 +18,25 @@ def record(
     target_id: object = "",
     details: dict[str, Any] | None = None,
 ) -> AuditEvent:
+    event = row(action, project=project, actor=actor, target_type=target_type,
+                target_id=target_id, details=details)
+    event.save(force_insert=True)
+    return event
+
+
+def row(
+    action: str,
+    *,
+    project: Project | None = None,
+    actor: User | AnonymousUser | None = None,
+    target_type: str = "",
+    target_id: object = "",
+    details: dict[str, Any] | None = None,
+) -> AuditEvent:
+    """The event record() writes, not saved (for a caller writing it with its own rows)."""
     # Anonymous callers and system jobs (e.g. pruning) are stored as actor=None.
     real_actor = actor if isinstance(actor, User) else None
-    return AuditEvent.objects.create(
+    return AuditEvent(
         project=project,
         actor=real_actor,
         action=action,

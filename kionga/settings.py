@@ -198,7 +198,7 @@ KIONGA_THROTTLE_USER = env.text("KIONGA_THROTTLE_USER", "1200/minute")
 KIONGA_THROTTLE_ANON = env.text("KIONGA_THROTTLE_ANON", "120/minute")
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "kionga.cache.SharedPoolRedisCache",  # one pool per process
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": "kionga:cache",
     }

@@ -27,7 +27,11 @@ Delivery choices (engineering-notes, Celery bullet):
   (Celery sets PR_SET_PDEATHSIG), so kill -9 of the worker leaves no orphan renewing
   leases. Measured end to end (task sent → terminal event in the ingest stream, 8 in
   flight, mock graph of 4 nodes) on a shared 2-vCPU machine: prefork 146-212 runs/s,
-  threads 123-187 runs/s; on more cores only prefork scales.
+  threads 123-187 runs/s; on more cores only prefork scales. Measured again after the
+  lean runner (bench/runner.py --pool, 2 × 300 runs, shared machine): prefork 134-143
+  runs/s at 5.2-5.4 CPU ms per run, threads 137-143 runs/s at 4.2-4.7 ms: the same
+  throughput, ~1 ms less CPU for threads, not worth losing the hard time limit and
+  the isolation above.
   test_runner_throughput.py holds the ≥ 100 runs/s requirement.
 """
 

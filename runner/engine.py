@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Coroutine
 from typing import Any
 
 from contracts.text import PatternError
@@ -228,7 +229,27 @@ def run_graph_sync(
             if watcher is not None:
                 watcher.cancel()
 
-    return asyncio.run(main())
+    return _run_on_thread_loop(main())
+
+
+_loops = threading.local()
+
+
+def _run_on_thread_loop(main: Coroutine[Any, Any, RunResult]) -> RunResult:
+    """asyncio.run, on one event loop per thread kept from run to run (a Celery pool
+    process runs its runs on one loop, not a new one each time). As asyncio.run does,
+    tasks the run left behind are cancelled and awaited before it returns."""
+    loop: asyncio.AbstractEventLoop | None = getattr(_loops, "loop", None)
+    if loop is None or loop.is_closed():
+        loop = _loops.loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(main)
+    finally:
+        left = [task for task in asyncio.all_tasks(loop) if not task.done()]
+        for task in left:
+            task.cancel()
+        if left:
+            loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
 
 
 class _ThreadedStop(asyncio.Event):

@@ -79,25 +79,40 @@ class Redactor:
         # Literal secrets with whitespace span words: streams must hold that much back.
         self.max_spaced_literal = max((len(s) for s in literals if _has_space(s)), default=0)
         self.has_patterns = bool(patterns)
-        # One alternation for the fixed shapes; longest literal first so a secret that
-        # contains another one is hidden whole.
-        fixed = [re2.escape(s) for s in literals]
-        fixed += [f"(?:{p})" for p in BUILTIN_PATTERNS] if builtin else []
-        self._patterns: list[Any] = [compile_re2("|".join(fixed))] if fixed else []
-        # Configured patterns stay separate: merging them could renumber their groups.
-        # An invalid one raises PatternError here, so a run never starts half-protected.
-        self._patterns.extend(compile_re2(p) for p in patterns)
+        self._literals = literals
+        self._builtin = builtin
+        # The patterns without the literals are compiled once per process (they are the
+        # same for every run); an invalid one raises PatternError here, so a run never
+        # starts half-protected.
+        self._shared = _compiled(tuple(patterns), builtin)
+        # With the literals (the run's own credential): compiled only for a text that
+        # holds one of them, which most texts do not (found by exact match).
+        self._with_literals: list[Any] | None = None
+
+    def _patterns_for(self, text: str) -> list[Any]:
+        if not any(literal in text for literal in self._literals):
+            return self._shared
+        if self._with_literals is None:
+            # One alternation for the fixed shapes; longest literal first so a secret
+            # that contains another one is hidden whole (as without literals, the
+            # configured patterns stay separate: merging could renumber their groups).
+            fixed = [re2.escape(s) for s in self._literals]
+            fixed += [f"(?:{p})" for p in BUILTIN_PATTERNS] if self._builtin else []
+            self._with_literals = [compile_re2("|".join(fixed)),
+                                   *self._shared[1 if self._builtin else 0:]]
+        return self._with_literals
 
     def redact(self, text: str) -> str:
         text = utf8_safe(text)  # RE2 reads UTF-8, which has no lone surrogates
-        for pattern in self._patterns:
+        for pattern in self._patterns_for(text):
             if pattern.search(text) is not None:  # most texts hold no secret: half the cost
                 text = pattern.sub(REDACTED, text)
         return text
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         text = utf8_safe(text)  # same length: one U+FFFD per lone surrogate
-        return [m.span() for p in self._patterns for m in p.finditer(text) if m.end() > m.start()]
+        return [m.span() for p in self._patterns_for(text) for m in p.finditer(text)
+                if m.end() > m.start()]
 
     def preview(self, text: str) -> str:
         """Redacted and cut to 2,000 characters."""
@@ -112,6 +127,22 @@ class Redactor:
     def text(self, text: str) -> str:
         """A model's text for node.completed: redacted, cut to 64 KiB with a marker."""
         return truncate_marked(self.redact(text), TEXT_BYTES)
+
+
+_COMPILED: dict[tuple[tuple[str, ...], bool], list[Any]] = {}
+
+
+def _compiled(patterns: tuple[str, ...], builtin: bool) -> list[Any]:
+    """The built-in shapes (one alternation) and the configured patterns, compiled
+    once per process for each set of patterns."""
+    key = (patterns, builtin)
+    if key not in _COMPILED:
+        compiled = [compile_re2("|".join(f"(?:{p})" for p in BUILTIN_PATTERNS))] if builtin else []
+        compiled.extend(compile_re2(p) for p in patterns)
+        if len(_COMPILED) >= 64:  # bounded: patterns come from configuration, not runs
+            _COMPILED.clear()
+        _COMPILED[key] = compiled
+    return _COMPILED[key]
 
 
 def truncate_bytes(text: str, limit: int) -> str:

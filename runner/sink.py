@@ -11,7 +11,8 @@ batch is applied whole or not at all and a retry never leaves half of one behind
 on seq, and the gateway stores each run + seq once.)
 
 The engine calls the sink synchronously, so `__call__` only appends to a buffer; a
-writer thread drains it. When Redis is unreachable the writer keeps the buffer (in
+writer thread (one the worker process reuses) drains it. When Redis is unreachable
+the writer keeps the buffer (in
 order, never reordered) and retries with backoff for up to `retry_seconds`; the run
 goes on meanwhile. Only if Redis stays away longer does it give up (`failed`): the
 slot lease has run out by then and the gateway's reaper ends the run anyway.
@@ -49,6 +50,7 @@ from runner.protocol import (
     run_stream,
 )
 from runner.retry import RetryPolicy, retrying
+from runner.threads import spawn
 
 log = logging.getLogger(__name__)
 
@@ -90,8 +92,8 @@ class EventSink:
         self.error: str | None = None
         self._written_seq = -1  # seq of the last stored event in Redis
         self.dropped = 0
-        self._writer = threading.Thread(target=self._run, name=f"sink-{run_id}", daemon=True)
-        self._writer.start()
+        # A thread the process reuses from run to run (runner.threads), not a new one.
+        self._writer_done = spawn(self._run, "sink")
 
     def __call__(self, event: Event) -> None:
         """The engine's emit: never blocks on Redis; raises SinkFailed once the sink
@@ -120,7 +122,7 @@ class EventSink:
         with self._lock:
             self._closing = True
             self._lock.notify()
-        self._writer.join(timeout)
+        self._writer_done.wait(timeout)
         with self._lock:
             return (not self.failed and self.error is None and not self._buffer
                     and not self._busy and not self.dropped)

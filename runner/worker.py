@@ -4,7 +4,8 @@ Celery delivers a task at least once in some failures and at most once in others
 (engineering-notes, Celery bullet), so correctness comes from Redis, not from acks:
 - the claim key (SET NX) makes a redelivered task a no-op;
 - the slot lease must still be alive: a slot the gateway reaped (or never took)
-  means the run is not ours to start;
+  means the run is not ours to start (claim, lease and the cancel key are read in
+  one Redis script, runner/claim.py);
 - the watcher renews the lease while the run lives, so a killed runner stops
   renewing and the gateway's reaper ends the run with `runner_lost`.
 """
@@ -24,6 +25,7 @@ import httpx
 import redis
 
 from runner import protocol
+from runner.claim import claim_run
 from runner.engine import run_graph_sync
 from runner.events import Event
 from runner.http_resources import HttpResources
@@ -31,6 +33,7 @@ from runner.retry import retrying
 from runner.settings import RunnerSettings, load_settings
 from runner.sink import REDIS_RETRY, RETRY_SECONDS, EventSink, sink_client
 from runner.task_payload import PayloadError, RunTask, event_key_of, parse_task
+from runner.threads import spawn
 
 log = logging.getLogger(__name__)
 
@@ -87,36 +90,27 @@ def execute(payload: Any, signature: Any, *, settings: RunnerSettings | None = N
     if not isinstance(run_id, str) or not 0 < len(run_id) <= 200:
         log.warning("dropped a signed run task without a valid run_id")
         return "invalid"
-    if not _claim(client, run_id):
+    # Claim, slot lease and cancel request in one round trip (runner.claim).
+    mine = f"runner-{uuid.uuid4().hex}"
+    claim = _retrying(lambda: claim_run(client, run_id, mine, CLAIM_SECONDS),
+                      f"run {run_id}: claim")
+    if claim == "duplicate":
         log.info("run %s: already claimed (redelivered, cancelled or reaped); skipped", run_id)
         return "duplicate"
-    if not _retrying(lambda: protocol.renew_slot(client, run_id), f"run {run_id}: slot"):
+    if claim == "no_slot":
         log.warning("run %s: its slot is gone (reaped, or never taken); not running it", run_id)
         return "no_slot"
     try:
-        return _run_claimed(client, settings, run_id, payload)
+        return _run_claimed(client, settings, run_id, payload, cancelled=claim == "cancelled")
     finally:
         _release(client, run_id)
 
 
-def _claim(client: redis.Redis, run_id: str) -> bool:
-    mine = f"runner-{uuid.uuid4().hex}"
-
-    def attempt() -> bool:
-        if client.set(protocol.claim_key(run_id), mine, nx=True, ex=CLAIM_SECONDS):
-            return True
-        # A retry after a lost reply finds our own claim: still ours.
-        return client.get(protocol.claim_key(run_id)) == mine.encode()
-
-    return _retrying(attempt, f"run {run_id}: claim")
-
-
 def _run_claimed(client: redis.Redis, settings: RunnerSettings, run_id: str,
-                 payload: dict[str, Any]) -> str:
+                 payload: dict[str, Any], *, cancelled: bool) -> str:
     sink = EventSink(client, run_id, event_key=event_key_of(payload, settings.token))
     try:
-        if _retrying(lambda: bool(client.exists(protocol.cancel_key(run_id))),
-                     f"run {run_id}: cancel key"):
+        if cancelled:
             sink(_ending("run.cancelled", 0, "cancelled", "cancelled", "the run was cancelled"))
             return "cancelled"
         try:
@@ -133,8 +127,8 @@ def _run_claimed(client: redis.Redis, settings: RunnerSettings, run_id: str,
 
 def _run_graph(client: redis.Redis, settings: RunnerSettings, run_id: str, task: RunTask,
                sink: EventSink) -> str:
-    # No keep-alive: every connection closes inside the run's own event loop, which
-    # run_graph_sync creates and closes, so no socket outlives it.
+    # No keep-alive: every connection closes when the run ends (the transport is the
+    # run's), so no socket of one run's credential outlives it on the thread's loop.
     transport = httpx.AsyncHTTPTransport(verify=_tls_context(),
                                          limits=httpx.Limits(max_keepalive_connections=0))
     resources = HttpResources(task.callback_url, task.credential,
@@ -175,9 +169,10 @@ def _retrying(call: Callable[[], T], what: str, *, seconds: float = RETRY_SECOND
 class Watcher:
     """While a run lives: renew its slot lease and notice a cancel request.
 
-    A thread, not a task in the run's event loop, so a run that hogs its loop still
-    keeps its lease. A lease found dead means the gateway may have ended the run (and
-    may give the slot away), so the run stops; so it does when the sink failed (the
+    A thread (one the worker process reuses, runner.threads), not a task in the run's
+    event loop, so a run that hogs its loop still keeps its lease. A lease found dead
+    means the gateway may have ended the run (and may give the slot away), so the run
+    stops; so it does when the sink failed (the
     engine also notices at its next event: the sink raises then).
     """
 
@@ -188,16 +183,17 @@ class Watcher:
         self._cancel = cancel
         self._sink = sink
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name=f"watch-{run_id}", daemon=True)
+        self._done: threading.Event | None = None
         self._unreachable = False
 
     def __enter__(self) -> Watcher:
-        self._thread.start()
+        self._done = spawn(self._loop, "watch")
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
-        self._thread.join()
+        if self._done is not None:
+            self._done.wait()
 
     def _loop(self) -> None:
         renew_at = time.monotonic() + protocol.HEARTBEAT_SECONDS

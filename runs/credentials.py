@@ -29,11 +29,17 @@ def issue_credential(run: Run, *, fresh: bool = False) -> str:
     A re-dispatched run gets a new value and the old one stops working; `fresh` says
     the run was just created, so there is none to replace (one statement less).
     """
-    raw = new_token(CREDENTIAL_PREFIX)
+    raw, row = new_credential(run)
     if not fresh:
         RunCredential.objects.filter(run=run).delete()
-    RunCredential.objects.create(run=run, token_hash=hash_token(raw))
+    row.save(force_insert=True)
     return raw
+
+
+def new_credential(run: Run) -> tuple[str, RunCredential]:
+    """A new raw credential and its row, not saved yet (runs.start_sql stores it)."""
+    raw = new_token(CREDENTIAL_PREFIX)
+    return raw, RunCredential(run=run, token_hash=hash_token(raw))
 
 
 def revoke_credential(run: Run) -> None:

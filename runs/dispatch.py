@@ -18,6 +18,7 @@ from kionga.errors import APIError
 from kionga.redis_client import sync_redis
 from runner import protocol
 from runner.task_seal import seal
+from runs import task_message
 from runs.event_keys import event_key
 from runs.models import Run
 
@@ -74,6 +75,10 @@ def build_payload(run: Run, graph: dict[str, Any], history: list[dict[str, Any]]
 
 def send_run(celery_app: Celery, payload: dict[str, Any]) -> None:
     signature = protocol.sign(payload, settings.KIONGA_AGENT_DESIGNER_RUNNER_TOKEN)
+    if celery_app.conf.broker_url == settings.REDIS_URL:
+        # The usual deployment: one Redis call (runs/task_message.py).
+        task_message.publish(sync_redis(), payload, signature)
+        return
     # A short argsrepr: Celery would otherwise build a repr of the whole graph for
     # every message header (and show the credential to anyone reading the broker).
     celery_app.send_task(protocol.TASK_NAME, args=[payload, signature], queue=protocol.QUEUE,

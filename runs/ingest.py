@@ -37,7 +37,7 @@ import redis
 from django.db import DataError, IntegrityError, transaction
 
 from runner.protocol import TERMINAL_TYPES
-from runs import ingest_stream, reaper
+from runs import ingest_sql, ingest_stream, reaper
 from runs.event_keys import entry_authentic
 from runs.lifecycle import apply_event, do_finish_runs
 from runs.models import FINAL_STATUSES, Run, RunEvent
@@ -162,62 +162,52 @@ def _id_key(entry_id: bytes) -> tuple[int, ...]:
 
 
 def _store_runs(by_run: dict[str, list[Accepted]]) -> int:
-    runs = Run.objects.select_for_update().in_bulk([uuid.UUID(r) for r in by_run])
-    stored = _stored_seqs(runs, by_run)
-    ends = _terminal_seqs([run for run in runs.values() if run.status in FINAL_STATUSES])
-    rows: list[RunEvent] = []
+    """The batch in a few statements (runs.ingest_sql): lock the runs and read what
+    they stored, insert the new events, update the changed runs, end the ended ones."""
+    locked = ingest_sql.lock_runs(by_run, (i.event["seq"] for items in by_run.values()
+                                           for i in items))
+    rows: list[tuple[Run, dict[str, Any]]] = []
+    changed: list[Run] = []
     ended: list[Run] = []
     for run_id, items in by_run.items():
-        run = runs.get(uuid.UUID(run_id))
-        if run is None:
+        entry = locked.get(uuid.UUID(run_id))
+        if entry is None:
             continue  # pruned or unknown: nothing to store it with
-        events = _new_events(run, [i.event for i in items], stored, ends)
+        run = entry.run
+        events = _new_events(run, [i.event for i in items], entry)
         was_final = run.status in FINAL_STATUSES
-        rows += _apply(run, events)
+        if _apply(run, events):
+            changed.append(run)
+        rows += [(run, e) for e in events]
         if run.status in FINAL_STATUSES and not was_final:
             ended.append(run)
-    RunEvent.objects.bulk_create(rows)
+    ingest_sql.insert_events(rows)
+    ingest_sql.update_runs(changed)
     do_finish_runs(ended)
     return len(rows)
 
 
-def _stored_seqs(runs: dict[Any, Run], by_run: dict[str, list[Accepted]]) -> set[tuple[Any, int]]:
-    """(run pk, seq) of the batch's events already stored. The runs are locked, so no
-    other ingester can store one of them meanwhile."""
-    seqs = {i.event["seq"] for items in by_run.values() for i in items}
-    return set(RunEvent.objects.filter(run_id__in=list(runs), seq__in=seqs)
-               .values_list("run_id", "seq"))
-
-
-def _terminal_seqs(final: list[Run]) -> dict[Any, int]:
-    if not final:
-        return {}
-    return dict(RunEvent.objects.filter(run__in=final, type__in=TERMINAL_TYPES)
-                .values_list("run_id", "seq"))
-
-
-def _new_events(run: Run, events: list[dict[str, Any]], stored: set[tuple[Any, int]],
-                ends: dict[Any, int]) -> list[dict[str, Any]]:
+def _new_events(run: Run, events: list[dict[str, Any]],
+                locked: ingest_sql.LockedRun) -> list[dict[str, Any]]:
     """The events to store now, in seq order: not stored yet, once each, and for an
     ended run only non-terminal events below its terminal one."""
     fresh: dict[int, dict[str, Any]] = {}
     for event in events:
-        if (run.pk, event["seq"]) not in stored:
+        if event["seq"] not in locked.stored:
             fresh.setdefault(event["seq"], event)
     if run.status in FINAL_STATUSES:
-        end = ends.get(run.pk, -1)
+        end = -1 if locked.terminal_seq is None else locked.terminal_seq
         fresh = {seq: e for seq, e in fresh.items()
                  if seq < end and e["type"] not in TERMINAL_TYPES}
     return [fresh[seq] for seq in sorted(fresh)]
 
 
-def _apply(run: Run, events: list[dict[str, Any]]) -> list[RunEvent]:
-    changed: set[str] = set()
+def _apply(run: Run, events: list[dict[str, Any]]) -> bool:
+    """Apply the events to the run in memory; True when it changed."""
+    changed = False
     for event in events:
-        changed.update(apply_event(run, event))
-    if changed:
-        run.save(update_fields=sorted(changed))
-    return [RunEvent(run=run, seq=e["seq"], type=e["type"], data=e) for e in events]
+        changed = bool(apply_event(run, event)) or changed
+    return changed
 
 
 def _store_run_isolated(run_id: str, items: list[Accepted], outcome: Outcome) -> int:

@@ -16,8 +16,8 @@ from designs.validation import check_runnable_revision
 from kionga import audit
 from kionga.celery import app as celery_app
 from kionga.errors import invalid_field
-from runs import dispatch, quota
-from runs.credentials import issue_credential
+from runs import dispatch, quota, start_sql
+from runs.credentials import new_credential
 from runs.models import Run
 from runs.nested import checked_subflows, run_resources
 
@@ -110,7 +110,7 @@ def _store_and_send(user: User, target: Target, request: StartRequest, run_id: u
     design = target.design
     try:
         with transaction.atomic():
-            run = Run.objects.create(
+            run = Run(
                 id=run_id, project=design.project, design=design, revision=target.revision,
                 version_id=target.version_id, content_sha256=target.content_sha256,
                 input=request.input, session_id=request.session_id or "",
@@ -118,12 +118,14 @@ def _store_and_send(user: User, target: Target, request: StartRequest, run_id: u
                 stop_after=request.stop_after or "", created_by=user,
                 resources=run_resources(target.graph, subflows),
             )
-            credential = issue_credential(run, fresh=True)
+            credential, credential_row = new_credential(run)
             details: dict[str, Any] = {"design_id": str(design.pk), "revision": target.revision}
             if target.version_id:
                 details["version_id"] = target.version_id
-            audit.record("run.started", project=design.project, actor=user, target_type="run",
-                         target_id=run.pk, details=details)
+            # The run, its credential and the audit row in one statement (runs.start_sql).
+            start_sql.insert_started(run, credential_row, audit.row(
+                "run.started", project=design.project, actor=user, target_type="run",
+                target_id=run.pk, details=details))
             payload = dispatch.build_payload(run, target.graph, history, credential, subflows)
             transaction.on_commit(lambda: dispatch.send_run(celery_app, payload))
     except BaseException:

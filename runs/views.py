@@ -21,7 +21,7 @@ from kionga.models import Role
 from kionga.openapi import ERRORS, ok
 from kionga.request_body import parse
 from kionga.tokens import find_user_by_token
-from runs import idempotency, read
+from runs import idempotency, read, start_stream, stream_open
 from runs import openapi as doc
 from runs.cancel import do_cancel_run
 from runs.models import Run
@@ -38,9 +38,13 @@ AFTER = OpenApiParameter("after", int, required=False, description="Events after
                operation_id="list_runs")
 @extend_schema(methods=["POST"], request=StartRunSerializer, parameters=[IDEMPOTENCY],
                responses={201: ok(doc.RUN), 200: ok(doc.RUN), **ERRORS},
-               operation_id="start_run")
+               operation_id="start_run",
+               description="With `Accept: text/event-stream` the answer is the run's event "
+                           "stream: `event: run` (the run, `url`, `events_url`) first, then "
+                           "its events to the end, as `.../events` serves them.")
 @api_view(["GET", "POST"])
-def runs(request: Request, design_id: uuid.UUID) -> Response:
+@start_stream.negotiates_streams
+def runs(request: Request, design_id: uuid.UUID) -> Response | HttpResponseBase:
     if request.method == "GET":
         design = check_design_access(request.user, design_id)
         return Response({"runs": read.runs_of(design)})
@@ -49,8 +53,14 @@ def runs(request: Request, design_id: uuid.UUID) -> Response:
     key = idempotency.check_key(request.headers.get("Idempotency-Key"))
     assert isinstance(request.user, User)
     user = request.user
-    run, replayed = idempotency.start_once(design.project, user, key, start.fingerprint(),
-                                           lambda: do_start_run(user, design, start))
+
+    def start_once() -> tuple[Run, bool]:
+        return idempotency.start_once(design.project, user, key, start.fingerprint(),
+                                      lambda: do_start_run(user, design, start))
+
+    if start_stream.wants_stream(request):  # start and follow in one request
+        return start_stream.start_and_stream(user, start_once, request.path)
+    run, replayed = start_once()
     return Response(run.to_dict(), status=200 if replayed else 201)
 
 
@@ -86,12 +96,13 @@ async def events(request: HttpRequest, design_id: uuid.UUID,
     last = read.parse_after(request.headers.get("Last-Event-ID") or request.GET.get("after"),
                             strict=False)
     try:
-        user, found, start = await sync_to_async(_open_stream)(request, design_id, run_id, last)
+        user_id, found, start = await sync_to_async(_open_stream)(request, design_id, run_id,
+                                                                  last)
         # After the access check: only people who may read the run take a place.
-        release = BUDGET.open(user.pk)
+        release = BUDGET.open(user_id)
     except APIError as exc:
         return error_response(exc.status_code, exc.code, exc.message, exc.details)
-    stream = counted(run_event_stream(str(found.pk), last, start), release)
+    stream = counted(run_event_stream(found, last, start), release)
     response = StreamingHttpResponse(stream, content_type="text/event-stream")
     # A response never sent (the client left first) never runs its stream: give the
     # place back when it goes away.
@@ -107,12 +118,16 @@ events.initkwargs = events_page.initkwargs  # type: ignore[attr-defined]
 
 
 def _open_stream(request: HttpRequest, design_id: uuid.UUID, run_id: uuid.UUID,
-                 last: int) -> tuple[User, Run, Opening]:
-    """Access check and the stored events, in one thread hop and one pooled connection."""
+                 last: int) -> tuple[int, str, Opening]:
+    """(user ID, run ID, opening): the access check and the stored events, in one
+    thread hop and one pooled connection; one query with a token (runs.stream_open)."""
     try:
+        header = request.headers.get("Authorization", "")
+        if header.lower().startswith("bearer "):
+            return stream_open.open_with_token(header[7:].strip(), design_id, run_id, last)
         user = _authenticate(request)
         found = read.check_run_readable(user, design_id, run_id)
-        return user, found, opening(found, last)
+        return user.pk, str(found.pk), opening(found, last)
     finally:
         # The stream may last minutes: give the connection back to the pool now.
         connection.close()

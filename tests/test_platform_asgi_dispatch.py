@@ -12,3 +12,11 @@ def test_it_streams_only_event_routes_that_ask_for_sse() -> None:
                              "headers": [(b"accept", b"application/json")]})
     assert not wants_stream({"type": "http", "path": "/api/v1/me", "headers": SSE})
     assert not wants_stream({"type": "lifespan", "path": events, "headers": SSE})
+
+
+def test_it_streams_a_run_start_that_asks_for_sse() -> None:
+    start = "/api/v1/agent-designs/d/runs"
+    assert wants_stream({"type": "http", "method": "POST", "path": start, "headers": SSE})
+    assert not wants_stream({"type": "http", "method": "GET", "path": start, "headers": SSE})
+    assert not wants_stream({"type": "http", "method": "POST", "path": start,
+                             "headers": [(b"accept", b"application/json")]})

@@ -1,0 +1,40 @@
+"""Django's Redis cache with one connection pool per process and server.
+
+Django keeps a cache instance per context (asgiref Local), and the request/response
+handler (a2wsgi, kionga/asgi.py) runs each request in a fresh copy of the context,
+so the stock backend built a new connection pool, and opened a new Redis connection,
+for every request that touched the cache (every throttled API call). The pools here
+are shared by every instance of the process: one TCP connection is reused instead.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+
+_pools: dict[tuple[int, str], Any] = {}
+_lock = threading.Lock()
+
+
+class SharedPoolClient(RedisCacheClient):
+    def _get_connection_pool(self, write: bool) -> Any:
+        me: Any = self  # django-stubs leave out the client's private attributes
+        index = me._get_connection_pool_index(write)
+        key = (os.getpid(), me._servers[index])  # a forked child makes its own
+        pool = _pools.get(key)
+        if pool is None:
+            with _lock:
+                pool = _pools.get(key)
+                if pool is None:
+                    pool = _pools[key] = me._pool_class.from_url(me._servers[index],
+                                                                 **me._pool_options)
+        return pool
+
+
+class SharedPoolRedisCache(RedisCache):
+    def __init__(self, server: str, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._class = SharedPoolClient

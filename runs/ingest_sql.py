@@ -1,0 +1,127 @@
+"""The ingester's SQL, set-based: one statement per step of a batch, whatever its size.
+
+- lock the batch's runs and read, with them, which of the batch's seqs each already
+  stored and the seq of its terminal event (one SELECT … FOR UPDATE);
+- store the new events (one multi-row INSERT);
+- write the runs' changed states (one UPDATE … FROM (VALUES …)).
+On the transaction's connection (runs.ingest opens it), so a refused statement
+(DataError, IntegrityError, an unencodable text) fails the batch as the ORM did and
+runs.ingest's quarantine sets the event at fault aside. Another database than
+PostgreSQL (the SQLite demo) gets the same steps through the ORM.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from django.db import connection
+
+from runner.protocol import TERMINAL_TYPES
+from runs.models import Run, RunEvent
+
+_RUN_FIELDS: Final = [f for f in Run._meta.concrete_fields]
+_RUN_COLUMNS: Final = ", ".join(f'r."{f.column}"' for f in _RUN_FIELDS)
+_RUNS: Final = Run._meta.db_table
+_APPLIED: Final = ("status", "started_at", "finished_at", "output", "error", "tokens")
+_EVENTS: Final = RunEvent._meta.db_table
+
+_LOCK: Final = f"""
+SELECT {_RUN_COLUMNS},
+       ARRAY(SELECT e.seq FROM {_EVENTS} e WHERE e.run_id = r.id AND e.seq = ANY(%s)),
+       (SELECT max(e.seq) FROM {_EVENTS} e WHERE e.run_id = r.id AND e.type = ANY(%s))
+FROM {_RUNS} r WHERE r.id = ANY(%s) ORDER BY r.id FOR UPDATE OF r
+"""
+
+
+@dataclass
+class LockedRun:
+    run: Run  # a full instance (the runs_ended receivers may read any field)
+    stored: set[int]  # the batch's seqs this run already stored
+    terminal_seq: int | None
+
+
+def _postgres() -> bool:
+    return connection.vendor == "postgresql"
+
+
+def lock_runs(run_ids: Iterable[str], seqs: Iterable[int]) -> dict[uuid.UUID, LockedRun]:
+    ids = [uuid.UUID(r) for r in run_ids]
+    if not _postgres():
+        return _lock_runs_orm(ids, set(seqs))
+    with connection.cursor() as cursor:
+        cursor.execute(_LOCK, [sorted(set(seqs)), list(TERMINAL_TYPES), ids])
+        rows = cursor.fetchall()
+    names = [f.attname for f in _RUN_FIELDS]
+    count = len(names)
+    locked: dict[uuid.UUID, LockedRun] = {}
+    for row in rows:
+        run = Run.from_db(connection.alias, names, _from_db(row[:count]))
+        locked[run.pk] = LockedRun(run, set(row[count]), row[count + 1])
+    return locked
+
+
+def _lock_runs_orm(ids: list[uuid.UUID], seqs: set[int]) -> dict[uuid.UUID, LockedRun]:
+    runs = Run.objects.select_for_update().in_bulk(ids)
+    stored: dict[Any, set[int]] = {}
+    for run_id, seq in RunEvent.objects.filter(run_id__in=ids, seq__in=seqs).values_list(
+            "run_id", "seq"):
+        stored.setdefault(run_id, set()).add(seq)
+    ends = dict(RunEvent.objects.filter(run_id__in=ids, type__in=TERMINAL_TYPES)
+                .values_list("run_id", "seq"))
+    return {pk: LockedRun(run, stored.get(pk, set()), ends.get(pk))
+            for pk, run in runs.items()}
+
+
+def _from_db(values: tuple[Any, ...]) -> list[Any]:
+    """Column values as the ORM would hand them to from_db (JSON decoded, etc.)."""
+    out = []
+    for field, value in zip(_RUN_FIELDS, values, strict=True):
+        converters = field.get_db_converters(connection)
+        for convert in converters:
+            value = convert(value, None, connection)
+        out.append(value)
+    return out
+
+
+def insert_events(rows: list[tuple[Run, dict[str, Any]]]) -> None:
+    if not rows:
+        return
+    if not _postgres():
+        RunEvent.objects.bulk_create([RunEvent(run=run, seq=e["seq"], type=e["type"], data=e)
+                                      for run, e in rows])
+        return
+    values = ", ".join(["(%s, %s, %s, %s::jsonb)"] * len(rows))
+    params: list[Any] = []
+    for run, event in rows:
+        params += [run.pk, event["seq"], event["type"], json.dumps(event)]
+    with connection.cursor() as cursor:
+        cursor.execute(f"INSERT INTO {_EVENTS} (run_id, seq, type, data) VALUES {values}",
+                       params)
+
+
+def update_runs(runs: list[Run]) -> None:
+    """Write what runs.lifecycle.apply_event changes (status, times, output, error,
+    tokens) for each run, in one statement."""
+    if not runs:
+        return
+    if not _postgres():
+        for run in runs:
+            run.save(update_fields=list(_APPLIED))
+        return
+    values = ", ".join(["(%s::uuid, %s, %s::timestamptz, %s::timestamptz, %s, %s::jsonb, "
+                        "%s::bigint)"] * len(runs))
+    params: list[Any] = []
+    for run in runs:
+        params += [run.pk, run.status, run.started_at, run.finished_at, run.output,
+                   None if run.error is None else json.dumps(run.error), run.tokens]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {_RUNS} AS r SET status = v.status, started_at = v.started_at, "
+            f"finished_at = v.finished_at, output = v.output, error = v.error, "
+            f"tokens = v.tokens FROM (VALUES {values}) "
+            f"AS v(id, status, started_at, finished_at, output, error, tokens) "
+            f"WHERE r.id = v.id", params)
