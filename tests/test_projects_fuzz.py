@@ -3,8 +3,6 @@ role's token: no request may produce a 5xx, and every invalid_request names its 
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
-
 import schemathesis
 from django.contrib.auth.models import User
 from django.test import Client
@@ -15,8 +13,8 @@ from kionga.models import ApiToken, Project
 from kionga.resource_models import Dataset, KnowledgeBase, KnowledgeDocument, ModelEndpoint
 from kionga.tokens import issue_token
 from tests.conftest import Api
+from tests.fuzz_kit import send_and_check
 from tests.openapi_check import openapi_document
-from tests.test_api_fuzz import _encode
 
 # About 15 a route over ~37 routes, each with one of three roles' tokens.
 MAX_EXAMPLES = 600
@@ -68,19 +66,6 @@ def test_it_never_answers_5xx(api: Api, acme: Project, alice: User, carol: User,
             params.update({k: v for k, v in real.items() if k in params})
             if "resource_id" in params:
                 params["resource_id"] = resource_ids.get(kind, "gpt")
-        url = path.format(**params) if params else path
-        if case.query:
-            url += "?" + urlencode(case.query, doseq=True)
-        body = case.body if not isinstance(case.body, type(schemathesis.core.NOT_SET)) else None
-        payload = _encode(body, raw)
-        response = client.generic(method, url, payload, content_type="application/json",
-                                  HTTP_AUTHORIZATION=f"Bearer {token}")
-        assert response.status_code < 500, (method, url, payload[:500], response.content[:500])
-        if response.status_code == 204:
-            return
-        assert response["Content-Type"].startswith("application/json")
-        error = response.json().get("error") if response.status_code >= 400 else None
-        if error and error["code"] == "invalid_request":
-            assert set(error["details"]) == {"fields"} and error["details"]["fields"], error
+        send_and_check(client, method, path, case, params, token, raw)
 
     check()
