@@ -20,7 +20,7 @@ from runner import protocol
 from runs.credentials import issue_credential
 from runs.models import Run
 from tests.conftest import CheckedClient
-from tests.loopback import serving
+from tests.loopback import QuietHandler, serving
 
 INTERNAL_URLS = "kionga.internal_urls"
 BASE = "/api/v1/"
@@ -82,25 +82,16 @@ def upstream(route: Route) -> Iterator[tuple[str, list[dict[str, Any]]]]:
     """Serve route on 127.0.0.1; yields (base URL, recorded requests)."""
     seen: list[dict[str, Any]] = []
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def _handle(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length) if length else b""
+            raw = self.read_body()
             headers = {k.lower(): v for k, v in self.headers.items()}
             seen.append({"method": self.command, "path": self.path, "headers": headers,
                          "body": raw})
             status, content_type, body = route(self.command, self.path, headers, raw)
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(body)
+            self.answer(status, body, content_type)
 
         do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _handle
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass  # the suite fails tests that print
 
     with serving(Handler) as url:
         yield url, seen

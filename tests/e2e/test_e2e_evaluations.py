@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 import time
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -22,7 +21,7 @@ from tests.conftest import Api
 from tests.e2e.conftest import Http
 from tests.e2e.helpers import wait_for
 from tests.evaluations_helpers import answer_graph, calls_only, judged
-from tests.loopback import serving
+from tests.loopback import QuietHandler, serving
 from tests.stack import Stack
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -53,27 +52,15 @@ def script(system: str, user: str) -> str | None:
     return json.dumps({"scores": {name: score for name in criteria}, "reason": f"{act} ok"})
 
 
-class ScriptedJudge(BaseHTTPRequestHandler):
+class ScriptedJudge(QuietHandler):
     def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        messages = body["messages"]
+        messages = json.loads(self.read_body())["messages"]
         reply = script(messages[0]["content"], messages[-1]["content"])
         if reply is None:
             time.sleep(HANG_SECONDS)
             reply = "{}"
-        data = json.dumps({"choices": [{"message": {"role": "assistant", "content": reply}}],
-                           "usage": {"prompt_tokens": 10, "completion_tokens": 5}}).encode()
-        try:
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-        except OSError:
-            pass  # the caller gave up
-
-    def log_message(self, *args: Any) -> None:
-        pass
+        self.answer(200, {"choices": [{"message": {"role": "assistant", "content": reply}}],
+                          "usage": {"prompt_tokens": 10, "completion_tokens": 5}})
 
 
 def test_the_scripted_judge_obeys_orders_outside_the_fence() -> None:

@@ -17,7 +17,6 @@ import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -29,7 +28,7 @@ from celery import Celery
 from contracts.normalize import normalize
 from runner import protocol
 from runner.task_seal import seal, unseal
-from tests.loopback import serving
+from tests.loopback import QuietHandler, serving
 
 ROOT = Path(__file__).resolve().parents[2]
 CELERY = str(ROOT / ".venv/bin/celery")
@@ -244,23 +243,12 @@ def slow_gateway(delay: float) -> Iterator[tuple[str, list[str]]]:
     """A loopback 'internal listener' whose knowledge search answers after `delay` s."""
     seen: list[str] = []
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
+    class Handler(QuietHandler):
+        def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
             seen.append(self.path)
-            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.read_body()
             time.sleep(delay)
-            data = json.dumps({"documents": [{"text": "found it"}]}).encode()
-            try:
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-            except OSError:
-                pass  # the runner hung up (cancelled)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
+            self.answer(200, {"documents": [{"text": "found it"}]})
 
     with serving(Handler) as url:
         yield f"{url}/api/v1", seen

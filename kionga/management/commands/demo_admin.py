@@ -2,7 +2,9 @@
 
 Idempotent: the superuser ``admin`` gets a random password once; it is kept in
 var/demo-admin-password (gitignored, mode 600) and reused on the next start,
-so restarting the demo does not change the login. Prints the password.
+so restarting the demo does not change the login. Prints the password. With
+``--project SLUG`` the admin is also an admin member of that project, so the same login
+opens the designer canvas and the approver UI on the demo's designs.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandParser
 
+from kionga.models import Membership, Project, Role
+
 USERNAME = "admin"
 
 
@@ -25,9 +29,16 @@ class Command(BaseCommand):
         parser.add_argument(
             "--password-file", type=Path, default=Path(settings.VAR_DIR) / "demo-admin-password"
         )
+        parser.add_argument("--project", help="slug of a project the admin should administer")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        self.stdout.write(ensure_admin(options["password_file"]))
+        password = ensure_admin(options["password_file"])
+        if options["project"]:
+            project = Project.objects.get(slug=options["project"])
+            Membership.objects.update_or_create(project=project,
+                                                user=User.objects.get(username=USERNAME),
+                                                defaults={"role": Role.ADMIN})
+        self.stdout.write(password)
 
 
 def ensure_admin(password_file: Path) -> str:

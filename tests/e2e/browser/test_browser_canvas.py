@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 import subprocess
 import time
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +32,7 @@ from tests.conftest import Api
 from tests.e2e.browser.conftest import BrowserPage
 from tests.e2e.conftest import Http
 from tests.e2e.helpers import approval_graph, wait_for
-from tests.loopback import serving
+from tests.loopback import QuietHandler, serving
 from tests.stack import Stack
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -89,7 +88,7 @@ REFERENCE = load_hash_vectors()[0]
 assert REFERENCE["name"] == "reference example"
 
 
-class FlakyModel(BaseHTTPRequestHandler):
+class FlakyModel(QuietHandler):
     """A model server that is unavailable: at once the first time, slowly after (so the
     canvas shows the node retrying before it fails)."""
 
@@ -99,18 +98,7 @@ class FlakyModel(BaseHTTPRequestHandler):
         FlakyModel.calls += 1
         if FlakyModel.calls > 1:
             time.sleep(2.0)
-        body = b'{"error": {"message": "overloaded"}}'
-        try:
-            self.send_response(503)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-        except OSError:
-            pass
-
-    def log_message(self, *args: Any) -> None:
-        pass
+        self.answer(503, {"error": {"message": "overloaded"}})
 
 
 def drop(page: Page, kind: str, x: float, y: float) -> None:
