@@ -101,12 +101,14 @@ def test_an_approver_decides_with_the_keyboard_alone_and_ops_see_the_timeline(
                 return seen
         raise AssertionError(f"never focused {predicate}: {seen}")
 
-    page.goto(tab.url(f"{SIGN_IN}?next=/approvals/"))  # the user name field has focus
+    page.goto(tab.url(f"{SIGN_IN}?next=/approvals/"))
+    # The user name field takes focus by itself (autofocus), a moment after the load.
+    expect(page.locator("#id_username")).to_be_focused()
     keyboard.type("alice")
     keyboard.press("Tab")
     keyboard.type("alice-password")
     keyboard.press("Enter")
-    page.wait_for_url(tab.url("/approvals/"))
+    expect(page).to_have_url(tab.url("/approvals/"))  # on failure: names the URL it is at
     first = tab_to("true")
     assert "Skip to main content" in first[0]  # the first stop skips the header
     tab_to(f"el.getAttribute('href') === '/approvals/{approval.pk}/'")
