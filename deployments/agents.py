@@ -6,8 +6,12 @@ import uuid
 from typing import Any
 
 from deployments.models import Agent, Rollout
-from kionga.access import AnyUser, check_project_access, check_role, projects_of, role_in_project
-from kionga.errors import not_found
+from kionga.access import (
+    AnyUser,
+    check_project_access,
+    check_row_access,
+    projects_of,
+)
 from kionga.models import Role
 
 ROLLOUT_LIMIT = 100
@@ -15,15 +19,8 @@ ROLLOUT_LIMIT = 100
 
 def check_agent_access(user: AnyUser, agent_id: uuid.UUID | str,
                        min_role: str = Role.VIEWER) -> Agent:
-    try:
-        pk = uuid.UUID(str(agent_id))
-    except ValueError:
-        raise not_found("Agent not found.") from None
-    agent = (Agent.objects.select_related("version", "project").filter(pk=pk)
-             .annotate(caller_role=role_in_project(user)).first())
-    check_role(agent.caller_role if agent else None, min_role, "Agent not found.")
-    assert agent is not None
-    return agent
+    return check_row_access(Agent.objects.select_related("version", "project"), agent_id,
+                            user, min_role, "Agent not found.")
 
 
 def rollouts_of(agent: Agent) -> list[dict[str, Any]]:

@@ -17,7 +17,12 @@ from contracts.validate import Report, check_document_shape, validate_graph
 from designs.models import Design, DesignRevision
 from designs.resource_check import ProjectResources
 from designs.validation import revision_report
-from kionga.access import AnyUser, check_project_access, check_role, projects_of, role_in_project
+from kionga.access import (
+    AnyUser,
+    check_project_access,
+    check_row_access,
+    projects_of,
+)
 from kionga.errors import APIError
 from kionga.models import Project, Role
 from kionga.parsers import RefusedJSON
@@ -78,11 +83,8 @@ def check_ceilings(doc: dict[str, Any]) -> None:
 def check_design_access(user: AnyUser, design_id: uuid.UUID,
                         min_role: str = Role.VIEWER) -> Design:
     """The design if the caller may see it (404 otherwise, whatever the reason)."""
-    design = (Design.objects.select_related("project").filter(pk=design_id)
-              .annotate(caller_role=role_in_project(user)).first())
-    check_role(design.caller_role if design else None, min_role, "Design not found.")
-    assert design is not None
-    return design
+    return check_row_access(Design.objects.select_related("project"), design_id, user,
+                            min_role, "Design not found.")
 
 
 def graph_report(doc: Any, project: Project | None) -> Report:

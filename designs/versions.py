@@ -14,8 +14,12 @@ from typing import Any
 from contracts.resources import graph_resources
 from designs.models import Design, Version
 from designs.signals import version_deployments
-from kionga.access import AnyUser, check_project_access, check_role, projects_of, role_in_project
-from kionga.errors import not_found
+from kionga.access import (
+    AnyUser,
+    check_project_access,
+    check_row_access,
+    projects_of,
+)
 from kionga.models import Project, Role
 
 LIST_LIMIT = 500
@@ -45,15 +49,8 @@ def existing_version_ids(project: Project, ids: set[str]) -> set[str]:
 def check_version_access(user: AnyUser, version_id: uuid.UUID | str,
                          min_role: str = Role.VIEWER) -> Version:
     """The version if the caller may see it (404 otherwise, whatever the reason)."""
-    try:
-        pk = uuid.UUID(str(version_id))
-    except ValueError:
-        raise not_found("Version not found.") from None
-    version = (Version.objects.select_related("design", "project").filter(pk=pk)
-               .annotate(caller_role=role_in_project(user)).first())
-    check_role(version.caller_role if version else None, min_role, "Version not found.")
-    assert version is not None
-    return version
+    return check_row_access(Version.objects.select_related("design", "project"), version_id,
+                            user, min_role, "Version not found.")
 
 
 def versions_of_design(design: Design) -> list[dict[str, Any]]:

@@ -15,7 +15,7 @@ from designs.quality_gate import GateEvaluation
 from evaluations.models import Evaluation, EvaluationCase
 from evaluations.summary import artifact_summary
 from kionga import audit
-from kionga.access import AnyUser, check_role, role_in_project
+from kionga.access import AnyUser, check_row_access
 from kionga.errors import APIError, not_found
 from kionga.models import Role
 
@@ -25,11 +25,8 @@ LIST_LIMIT = 50
 def check_evaluation_access(user: AnyUser, evaluation_id: uuid.UUID,
                             min_role: str = Role.VIEWER) -> Evaluation:
     """The evaluation if the caller may see it (404 otherwise, 403 for a role too low)."""
-    found = (Evaluation.objects.select_related("created_by", "project").filter(pk=evaluation_id)
-             .annotate(caller_role=role_in_project(user)).first())
-    check_role(found.caller_role if found else None, min_role, "Evaluation not found.")
-    assert found is not None
-    return found
+    return check_row_access(Evaluation.objects.select_related("created_by", "project"),
+                            evaluation_id, user, min_role, "Evaluation not found.")
 
 
 def cases_of(evaluation: Evaluation) -> list[EvaluationCase]:

@@ -10,8 +10,11 @@ makes its holder no member of it for that request: kionga.tokens marks the user
 
 from __future__ import annotations
 
+import uuid
+from typing import TypeVar
+
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import Model, OuterRef, QuerySet, Subquery
 
 from kionga.errors import forbidden, not_found
 from kionga.models import Membership, Project, Role
@@ -22,6 +25,7 @@ __all__ = ["blocked_projects"]  # re-exported for the apps' own membership queri
 ROLE_RANK: dict[str, int] = {Role.VIEWER: 1, Role.EDITOR: 2, Role.ADMIN: 3}
 
 AnyUser = User | AnonymousUser
+RowT = TypeVar("RowT", bound=Model)
 
 
 def parse_project_id(project_id: object) -> int:
@@ -62,6 +66,21 @@ def check_role(role: str | None, min_role: str, missing: str) -> None:
         raise not_found(missing)
     if ROLE_RANK[role] < ROLE_RANK[min_role]:
         raise forbidden(f"This needs the {min_role} role in the project; you are {role}.")
+
+
+def check_row_access(rows: QuerySet[RowT], row_id: object, user: AnyUser, min_role: str,
+                     missing: str) -> RowT:
+    """The row if the caller may see it, loaded with the caller's role in one query:
+    404 (`missing`) when there is no such row, its ID is malformed or the caller is not
+    a member of its project; 403 for a role below min_role."""
+    try:
+        pk = uuid.UUID(str(row_id))
+    except ValueError:
+        raise not_found(missing) from None
+    found = rows.filter(pk=pk).annotate(caller_role=role_in_project(user)).first()
+    check_role(getattr(found, "caller_role", None), min_role, missing)
+    assert found is not None
+    return found
 
 
 def role_in_project(user: AnyUser, project_field: str = "project_id") -> Subquery:
