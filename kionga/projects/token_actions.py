@@ -23,22 +23,9 @@ from kionga.tokens import create_token
 LIST_LIMIT = 500
 
 
-def token_dict(token: ApiToken) -> dict[str, Any]:
-    """What lists show: never the token (only its hash is stored anyway)."""
-    return {
-        "id": token.pk,
-        "name": token.name,
-        "prefix": token.prefix,
-        "created_at": token.created_at.isoformat(),
-        "last_used_at": token.last_used_at.isoformat() if token.last_used_at else None,
-        "expires_at": token.expires_at.isoformat() if token.expires_at else None,
-        "revoked": token.revoked,
-    }
-
-
 def tokens_of(user: User) -> list[dict[str, Any]]:
     found = ApiToken.objects.filter(user=user).order_by("-created_at", "-id")
-    return [token_dict(t) for t in found[:LIST_LIMIT]]
+    return [t.to_dict() for t in found[:LIST_LIMIT]]
 
 
 def check_expiry(expires_at: datetime | None) -> datetime | None:
@@ -58,7 +45,7 @@ def do_create_token(user: User, name: str, expires_at: datetime | None) -> dict[
     token, raw = create_token(user, name, check_expiry(expires_at))
     audit.record("token.created", actor=user, target_type="token", target_id=token.pk,
                  details={"name": name, "prefix": token.prefix})
-    return {**token_dict(token), "token": raw}
+    return {**token.to_dict(), "token": raw}
 
 
 def do_update_token(user: User, token: ApiToken, changes: dict[str, Any]) -> ApiToken:
@@ -86,7 +73,7 @@ def project_tokens(project: Project) -> list[dict[str, Any]]:
              .select_related("user").order_by("user__username", "-created_at", "-id"))
     revoked = set(TokenRevocation.objects.filter(project=project)
                   .values_list("token_id", flat=True))
-    return [{**token_dict(t), "owner": t.user.get_username(),
+    return [{**t.to_dict(), "owner": t.user.get_username(),
              "revoked_in_project": t.pk in revoked} for t in found[:LIST_LIMIT]]
 
 

@@ -84,7 +84,7 @@ def my_token(request: Request, token_id: int) -> Response:
         t.do_revoke_token(_user(request), token)
         return Response(status=204)
     changes: dict[str, Any] = parse(UpdateTokenSerializer, request.data)
-    return Response(t.token_dict(t.do_update_token(_user(request), token, changes)))
+    return Response(t.do_update_token(_user(request), token, changes).to_dict())
 
 
 @extend_schema(responses={200: ok(doc.PROJECT_TOKENS), **ERRORS},
