@@ -54,12 +54,21 @@ def check_runnable_revision(design: Design,
     number = number or design.revision
     stored = design.revisions.filter(number=number).first()
     if stored is None:
-        raise APIError(404, "not_found", f"Revision {number} of this design does not exist.")
-    report = revision_report(stored, design.project)
+        raise missing_revision(number)
+    return stored, check_runnable(stored, design.project)
+
+
+def missing_revision(number: int) -> APIError:
+    return APIError(404, "not_found", f"Revision {number} of this design does not exist.")
+
+
+def check_runnable(stored: DesignRevision, project: Project) -> Report:
+    """The revision's report (graph and hash set), or 422 validation_failed."""
+    report = revision_report(stored, project)
     if not report.runnable or report.graph is None or report.content_sha256 is None:
         raise APIError(422, "validation_failed", "The graph has validation errors.",
                        {"issues": [i.to_dict() for i in report.issues]})
-    return stored, report
+    return report
 
 
 def _to_cache(report: Report, graph: Any) -> dict[str, Any]:

@@ -86,6 +86,8 @@ def reached_versions(project: Project, graph: dict[str, Any]) -> list[dict[str, 
     """
     direct = set(graph_resources(graph).get("version", []))
     parsed = parse_version_ids(direct)
+    if not parsed:
+        return []  # the usual graph: no query at all
     entries: dict[str, dict[str, Any]] = {}
     rows = Version.objects.filter(project=project, pk__in=parsed.values())
     for version in rows.only("pk", "content_sha256", "artifact"):

@@ -4,6 +4,8 @@ Event streams (SSE) go to Django's ASGI handler: they wait on Redis without hold
 a thread. Every other request is plain request/response work, served by Django's
 WSGI handler in a worker thread (a2wsgi): one thread hop per request instead of
 Django's ASGI path, which costs several hops and ~2 ms more for each sync view.
+Before either, the apps' hot routes (kionga.hot_routes: starting a run, opening its
+stream) are served as plain ASGI.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from django.conf import settings
 from django.core.asgi import get_asgi_application
 from django.core.wsgi import get_wsgi_application
 
+from kionga import hot_routes
 from kionga.http_limits import RequestLimits
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kionga.settings")
@@ -33,9 +36,18 @@ def wants_stream(scope: dict[str, Any]) -> bool:
                for name, value in scope.get("headers", ()))
 
 
-async def dispatch(scope: dict[str, Any], receive: Any, send: Any) -> None:
+async def django(scope: dict[str, Any], receive: Any, send: Any) -> None:
     handler = streams if scope["type"] != "http" or wants_stream(scope) else requests
     await handler(scope, receive, send)  # type: ignore[arg-type]
+
+
+async def dispatch(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    # The apps' hot routes (kionga.hot_routes) first: they hand anything else to Django.
+    hot = hot_routes.match(scope)
+    if hot is not None:
+        await hot(scope, receive, send, django)
+        return
+    await django(scope, receive, send)
 
 
 # Body size, chunked bodies and header count, before either handler (kionga.http_limits).

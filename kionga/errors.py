@@ -141,7 +141,7 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     code, message, details = describe(exc)
     set_rollback()
     body = error_body(code, message, details)
-    return Response(body, status=exc.status_code, headers=_headers(exc))
+    return Response(body, status=exc.status_code, headers=error_headers(exc))
 
 
 def describe(exc: drf.APIException) -> tuple[ErrorCode, str, dict[str, Any]]:
@@ -155,7 +155,7 @@ def describe(exc: drf.APIException) -> tuple[ErrorCode, str, dict[str, Any]]:
     return code or code_for_status(exc.status_code), str(exc.detail), {}
 
 
-def _headers(exc: drf.APIException) -> dict[str, str]:
+def error_headers(exc: drf.APIException) -> dict[str, str]:
     # Same headers DRF's default handler sets; 401 needs WWW-Authenticate.
     headers: dict[str, str] = {}
     auth_header = getattr(exc, "auth_header", None)

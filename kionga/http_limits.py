@@ -70,7 +70,7 @@ class RequestLimits:
             scope = dict(scope)
             scope["headers"] = [*(h for h in headers if h[0].lower() != b"transfer-encoding"),
                                 (b"content-length", str(len(body)).encode())]
-            receive = _replay(body, receive)
+            receive = replay(body, receive)
         await self.app(scope, receive, send)
 
     async def _read_capped(self, receive: Receive) -> bytes | None:
@@ -110,7 +110,8 @@ def _is_chunked(headers: list[tuple[bytes, bytes]]) -> bool:
                for k, v in headers)
 
 
-def _replay(body: bytes, receive: Receive) -> Receive:
+def replay(body: bytes, receive: Receive) -> Receive:
+    """`receive` with `body` as its first (and only) request message."""
     sent = False
 
     async def replayed() -> Message:

@@ -8,24 +8,20 @@ member and which did not revoke this token (TokenRevocation), whether it ended, 
 its stored events after Last-Event-ID. Unknown token: 401 invalid_token; a run the
 caller may not read: 404, as before. The token's last use is recorded as
 kionga.tokens.touch does (at most once a minute). Session callers (the canvas) take
-the ORM path in runs.views.
+the ORM path in runs.views, and so does every caller on another database than
+PostgreSQL (the SQLite demo).
 """
 
 from __future__ import annotations
 
-import hmac
 import json
 import uuid
-from datetime import datetime
 from typing import Any, Final
 
-from django.contrib.auth.models import User
-from django.db import connection
-
-from kionga.errors import APIError, not_found
-from kionga.models import ApiToken, Membership, TokenRevocation
-from kionga.tokens import PREFIX_LENGTH, TOKEN_PREFIX, hash_token, touch
+from kionga.errors import not_found
+from kionga.models import Membership, TokenRevocation
 from runner.protocol import FINAL_STATUSES
+from runs.hot import sql, token
 from runs.models import Run, RunEvent
 from runs.sse import Opening
 
@@ -33,44 +29,26 @@ _OPEN: Final = f"""
 SELECT t.id, t.token_hash, t.user_id, t.last_used_at, r.id, r.status,
        ARRAY(SELECT e.data::text FROM {RunEvent._meta.db_table} e
              WHERE e.run_id = r.id AND e.seq > %(after)s ORDER BY e.seq)
-FROM {ApiToken._meta.db_table} t
-JOIN {User._meta.db_table} u ON u.id = t.user_id AND u.is_active
+FROM {token.TOKEN_SQL}
 LEFT JOIN {Run._meta.db_table} r
   ON r.id = %(run)s AND r.design_id = %(design)s
   AND EXISTS (SELECT 1 FROM {Membership._meta.db_table} m
               WHERE m.project_id = r.project_id AND m.user_id = t.user_id)
   AND NOT EXISTS (SELECT 1 FROM {TokenRevocation._meta.db_table} v
                   WHERE v.token_id = t.id AND v.project_id = r.project_id)
-WHERE t.prefix = %(prefix)s AND NOT t.revoked
-  AND (t.expires_at IS NULL OR t.expires_at > now())
+WHERE {token.TOKEN_WHERE}
 """
 
 
 def open_with_token(raw: str, design_id: uuid.UUID, run_id: uuid.UUID,
                     after: int) -> tuple[int, str, Opening]:
     """(user ID, run ID, opening) for a bearer token, or 401/404 as the ORM path."""
-    if not raw.startswith(TOKEN_PREFIX):
-        raise _invalid_token()
-    wanted = hash_token(raw)
-    with connection.cursor() as cursor:
-        cursor.execute(_OPEN, {"prefix": raw[:PREFIX_LENGTH], "run": run_id,
-                               "design": design_id, "after": after})
-        rows = cursor.fetchall()
-    # Every candidate compared, in constant time: timing tells nothing of the hashes.
-    found = [row for row in rows if hmac.compare_digest(str(row[1]), wanted)]
-    if not found:
-        raise _invalid_token()
-    token_id, _hash, user_id, last_used, found_run, status, events = found[0]
-    _touch(token_id, last_used)
+    prefix = token.prefix_of(raw)
+    rows = sql.fetch_all(_OPEN, {"prefix": prefix, "run": run_id, "design": design_id,
+                                 "after": after})
+    token_id, _hash, user_id, last_used, found_run, status, events = token.pick(rows, raw, 1)
+    token.touch_token(token_id, last_used)
     if found_run is None:
         raise not_found("Run not found.")
     stored: list[dict[str, Any]] = [json.loads(e) for e in events]
     return int(user_id), str(found_run), (status in FINAL_STATUSES, stored)
-
-
-def _touch(token_id: int, last_used: datetime | None) -> None:
-    touch(ApiToken(pk=token_id, last_used_at=last_used))
-
-
-def _invalid_token() -> APIError:
-    return APIError(401, "invalid_token", "The token is unknown or revoked.")

@@ -123,7 +123,7 @@ def _open_stream(request: HttpRequest, design_id: uuid.UUID, run_id: uuid.UUID,
     thread hop and one pooled connection; one query with a token (runs.stream_open)."""
     try:
         header = request.headers.get("Authorization", "")
-        if header.lower().startswith("bearer "):
+        if header.lower().startswith("bearer ") and connection.vendor == "postgresql":
             return stream_open.open_with_token(header[7:].strip(), design_id, run_id, last)
         user = _authenticate(request)
         found = read.check_run_readable(user, design_id, run_id)

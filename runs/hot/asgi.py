@@ -1,0 +1,156 @@
+"""The runs app's hot routes as plain ASGI (registered in kionga.hot_routes).
+
+Eligible requests carry one `Authorization: Bearer kio_…` header, no Cookie and no
+Idempotency-Key, and (to start a run) a JSON body of the usual fields with the usual
+types. Anything else goes to Django before anything is done, so the DRF path answers
+it (and its errors) as always. Eligible ones are served with one thread hop for the
+database and Redis work (start.py / runs.stream_open), then the answer: JSON, or the
+run's event stream from runs.sse as the events view streams it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from typing import Any, Final, TypeVar
+from urllib.parse import parse_qs
+
+from django.conf import settings
+from django.db import connection
+from django.http.request import split_domain_port, validate_host
+from django.urls.converters import UUIDConverter
+from rest_framework import exceptions as drf
+
+from kionga import hot_http
+from kionga.hot_routes import App, Handler, Receive, Scope, Send
+from kionga.http_limits import replay
+from kionga.tokens import TOKEN_PREFIX
+from runs import read, stream_open
+from runs.hot import body as start_body
+from runs.hot.start import start_with_token
+from runs.sse import run_event_stream
+from runs.stream_limits import BUDGET, counted
+
+T = TypeVar("T")
+
+_UUID: Final = UUIDConverter.regex
+_RUNS: Final = re.compile(rf"/api/v1/agent-designs/({_UUID})/runs")
+_EVENTS: Final = re.compile(rf"/api/v1/agent-designs/({_UUID})/runs/({_UUID})/events")
+# Threads for the database and Redis work of hot requests: a few, reused (a new
+# thread per request cost more than the work), each giving its connection back to
+# the pool after every call.
+_THREADS: Final = ThreadPoolExecutor(max_workers=8, thread_name_prefix="hot-route")
+
+
+def match(scope: Scope) -> Handler | None:
+    """A handler for an eligible runs request, None for everything else."""
+    if connection.vendor != "postgresql" or not _bearer(scope) or _has(scope, b"cookie"):
+        return None
+    method, path = scope.get("method"), scope.get("path", "")
+    if method == "POST" and _RUNS.fullmatch(path) and not _has(scope, b"idempotency-key"):
+        return start_run
+    if method == "GET" and _EVENTS.fullmatch(path) and _wants_stream(scope):
+        return follow_run
+    return None
+
+
+async def start_run(scope: Scope, receive: Receive, send: Send, django: App) -> None:
+    content_type = hot_http.header(scope, b"content-type") or ""
+    raw = await hot_http.read_body(receive)
+    if raw is None:
+        return  # the client went away
+    request = start_body.parse(raw) if content_type.startswith("application/json") else None
+    if request is None or not _host_allowed(scope):
+        await django(scope, replay(raw, receive), send)  # Django's answer, errors included
+        return
+    found = _RUNS.fullmatch(scope["path"])
+    assert found is not None
+    design_id, token = uuid.UUID(found[1]), _token(scope)
+    streaming = _wants_stream(scope)
+    try:
+        run, release = await _in_thread(start_with_token, token, design_id, request, streaming)
+    except drf.APIException as exc:
+        await hot_http.answer_error(send, exc)
+        return
+    url = f"{scope['path']}/{run.pk}"
+    if not streaming:
+        await hot_http.answer_json(send, 201, run.to_dict(),
+                                   [(b"allow", b"GET, POST, OPTIONS")])
+        return
+    assert release is not None
+    head = {**run.to_dict(), "url": url, "events_url": f"{url}/events"}
+    stream = counted(_with_head(head, run_event_stream(str(run.pk), -1, (False, []))), release)
+    await hot_http.answer_stream(send, receive, 201, stream, [
+        (b"location", url.encode()), (b"x-run-id", str(run.pk).encode())])
+
+
+async def follow_run(scope: Scope, receive: Receive, send: Send, django: App) -> None:
+    if not _host_allowed(scope):
+        await django(scope, receive, send)
+        return
+    found = _EVENTS.fullmatch(scope["path"])
+    assert found is not None
+    design_id, run_id = uuid.UUID(found[1]), uuid.UUID(found[2])
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    last = read.parse_after(hot_http.header(scope, b"last-event-id")
+                            or (query.get("after") or [None])[0], strict=False)
+    try:
+        user_id, run, opening = await _in_thread(stream_open.open_with_token, _token(scope),
+                                                 design_id, run_id, last)
+        # After the access check: only people who may read the run take a place.
+        release = BUDGET.open(user_id)
+    except drf.APIException as exc:
+        await hot_http.answer_error(send, exc)
+        return
+    await hot_http.answer_stream(send, receive, 200,
+                                 counted(run_event_stream(run, last, opening), release))
+
+
+async def _with_head(head: dict[str, Any], stream: Any) -> Any:
+    """`event: run` (the run, its URL and events URL; no id), then the run's stream."""
+    yield f"event: run\ndata: {hot_http.dumps(head).decode()}\n\n".encode()
+    async for chunk in stream:
+        yield chunk
+
+
+async def _in_thread(fn: Callable[..., T], *args: Any) -> T:
+    return await asyncio.get_running_loop().run_in_executor(_THREADS, partial(_pooled, fn, *args))
+
+
+def _pooled(fn: Callable[..., T], *args: Any) -> T:
+    try:
+        return fn(*args)
+    finally:
+        connection.close()  # back to the pool (kionga.settings)
+
+
+def _bearer(scope: Scope) -> bool:
+    value = hot_http.header(scope, b"authorization")
+    return value is not None and value[:7].lower() == "bearer " and \
+        value[7:].strip().startswith(TOKEN_PREFIX)
+
+
+def _token(scope: Scope) -> str:
+    return (hot_http.header(scope, b"authorization") or "")[7:].strip()
+
+
+def _has(scope: Scope, name: bytes) -> bool:
+    return any(k.lower() == name for k, _v in scope.get("headers", ()))
+
+
+def _wants_stream(scope: Scope) -> bool:
+    return "text/event-stream" in (hot_http.header(scope, b"accept") or "")
+
+
+def _host_allowed(scope: Scope) -> bool:
+    """Django's ALLOWED_HOSTS check (CommonMiddleware's get_host): a bad Host goes to
+    Django, which refuses it as always."""
+    host = hot_http.header(scope, b"host")
+    if host is None or settings.USE_X_FORWARDED_HOST:
+        return False
+    domain, _port = split_domain_port(host)
+    return bool(domain) and validate_host(domain, settings.ALLOWED_HOSTS)

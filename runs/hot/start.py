@@ -1,0 +1,96 @@
+"""Starting a run with a bearer token: every read in one prepared query.
+
+The same rules, in the same order, as the runs view's DRF path (runs.views.runs):
+the token as kionga.tokens.find_token (401 invalid_token), the API throttles
+(kionga.throttles, 429 throttled), the design as designs.actions.check_design_access
+with the editor role (404 for a non-member or a project that revoked this token, 403
+for a viewer), then runs.start: runner configured (503), the revision's cached
+validation (designs.validation.check_runnable: 404 / 422) and runs.start.start_target
+itself (stop_after, subflows, quota, the one-statement writes, the task). The rows
+read here become unsaved model instances, so start_target is the one implementation.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from types import SimpleNamespace
+from typing import Any, Final
+
+from django.contrib.auth.models import User
+from rest_framework import exceptions
+from rest_framework.views import APIView
+
+from designs.models import Design, DesignRevision
+from designs.validation import check_runnable, missing_revision
+from kionga.access import check_role
+from kionga.models import Membership, Project, Role, TokenRevocation
+from runs import dispatch
+from runs.hot import sql, token
+from runs.models import Run
+from runs.start import StartRequest, Target, start_target
+from runs.stream_limits import BUDGET, Release
+
+_READ: Final = f"""
+SELECT t.id, t.token_hash, t.user_id, t.last_used_at, u.username,
+       d.id, d.project_id, d.revision, m.role, v.id, v.number, v.graph::text,
+       v.validation::text
+FROM {token.TOKEN_SQL}
+LEFT JOIN {Design._meta.db_table} d ON d.id = %(design)s
+LEFT JOIN {Membership._meta.db_table} m
+  ON m.project_id = d.project_id AND m.user_id = t.user_id
+  AND NOT EXISTS (SELECT 1 FROM {TokenRevocation._meta.db_table} x
+                  WHERE x.token_id = t.id AND x.project_id = d.project_id)
+LEFT JOIN {DesignRevision._meta.db_table} v
+  ON v.design_id = d.id AND v.number = COALESCE(%(revision)s::integer, d.revision)
+WHERE {token.TOKEN_WHERE}
+"""
+
+MISSING: Final = "Design not found."
+
+
+def start_with_token(raw: str, design_id: uuid.UUID, request: StartRequest,
+                     streaming: bool) -> tuple[Run, Release | None]:
+    """The started run, or the APIError the DRF path would answer. `streaming`: the
+    answer is the run's stream, whose place in the stream budget is taken before the
+    run starts (runs.start_stream), and returned for the stream to give back."""
+    row = token.pick(sql.fetch_all(_READ, {"prefix": token.prefix_of(raw), "design": design_id,
+                                           "revision": request.revision}), raw, 1)
+    (token_id, _hash, user_id, last_used, username, found_design, project_id, latest, role,
+     revision_id, number, graph, validation) = row
+    token.touch_token(token_id, last_used)
+    user = User(pk=user_id, username=username)
+    check_throttles(user)
+    check_role(role, Role.EDITOR, MISSING)  # a missing design has no role: 404
+    dispatch.check_runner_configured()
+    project = Project(pk=project_id)
+    design = Design(pk=found_design, project=project, revision=latest)
+    if revision_id is None:
+        raise missing_revision(request.revision or latest)
+    stored = DesignRevision(pk=revision_id, design=design, number=number,
+                            graph=json.loads(graph), validation=_json(validation))
+    report = check_runnable(stored, project)
+    assert report.graph is not None and report.content_sha256 is not None
+    target = Target(design, number, report.graph, report.content_sha256)
+    release = BUDGET.open(user.pk) if streaming else None  # 429/503 before anything starts
+    try:
+        return start_target(user, target, request), release
+    except BaseException:
+        if release is not None:
+            release()
+        raise
+
+
+def check_throttles(user: User) -> None:
+    """The API's throttles (REST_FRAMEWORK's DEFAULT_THROTTLE_CLASSES), as DRF's
+    APIView.check_throttles applies them: 429 throttled with the longest wait."""
+    caller: Any = SimpleNamespace(user=user)
+    view = APIView()
+    waits = [throttle.wait() for throttle in view.get_throttles()
+             if not throttle.allow_request(caller, view)]
+    if waits:
+        raise exceptions.Throttled(max((w for w in waits if w is not None), default=None))
+
+
+def _json(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
