@@ -109,25 +109,26 @@ def _store_and_send(user: User, target: Target, request: StartRequest, run_id: u
                     history: list[dict[str, Any]], subflows: list[dict[str, Any]]) -> Run:
     design = target.design
     try:
-        with transaction.atomic():
-            run = Run(
-                id=run_id, project=design.project, design=design, revision=target.revision,
-                version_id=target.version_id, content_sha256=target.content_sha256,
-                input=request.input, session_id=request.session_id or "",
-                allow_side_effects=request.allow_side_effects or target.side_effects_approved,
-                stop_after=request.stop_after or "", created_by=user,
-                resources=run_resources(target.graph, subflows),
-            )
-            credential, credential_row = new_credential(run)
-            details: dict[str, Any] = {"design_id": str(design.pk), "revision": target.revision}
-            if target.version_id:
-                details["version_id"] = target.version_id
-            # The run, its credential and the audit row in one statement (runs.start_sql).
-            start_sql.insert_started(run, credential_row, audit.row(
-                "run.started", project=design.project, actor=user, target_type="run",
-                target_id=run.pk, details=details))
-            payload = dispatch.build_payload(run, target.graph, history, credential, subflows)
-            transaction.on_commit(lambda: dispatch.send_run(celery_app, payload))
+        run = Run(
+            id=run_id, project=design.project, design=design, revision=target.revision,
+            version_id=target.version_id, content_sha256=target.content_sha256,
+            input=request.input, session_id=request.session_id or "",
+            allow_side_effects=request.allow_side_effects or target.side_effects_approved,
+            stop_after=request.stop_after or "", created_by=user,
+            resources=run_resources(target.graph, subflows),
+        )
+        credential, credential_row = new_credential(run)
+        details: dict[str, Any] = {"design_id": str(design.pk), "revision": target.revision}
+        if target.version_id:
+            details["version_id"] = target.version_id
+        # The run, its credential and the audit row in one statement, atomic on its own
+        # (runs.start_sql): no BEGIN and COMMIT round trips around it.
+        start_sql.insert_started(run, credential_row, audit.row(
+            "run.started", project=design.project, actor=user, target_type="run",
+            target_id=run.pk, details=details))
+        payload = dispatch.build_payload(run, target.graph, history, credential, subflows)
+        # At once in autocommit; after the caller's commit inside its transaction.
+        transaction.on_commit(lambda: dispatch.send_run(celery_app, payload))
     except BaseException:
         _release_quietly(str(run_id))
         raise

@@ -1,5 +1,6 @@
 """The writes of a run start in one statement: the run, its credential and the
 `run.started` audit row (data-modifying CTEs, so one round trip and no ORM work).
+One statement is atomic on its own: callers need no transaction around it.
 
 The rows are the ORM's own instances, built with every default and converted with
 each field's get_db_prep_save, so what is stored is what Model.save would store;
@@ -8,9 +9,10 @@ another database than PostgreSQL (the SQLite demo) saves them through the ORM.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-from django.db import connection, models
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transaction
 from django.utils import timezone
 
 from kionga.models import AuditEvent
@@ -21,27 +23,32 @@ def insert_started(run: Run, credential: RunCredential, audit_row: AuditEvent) -
     """Store the three new rows (their auto_now_add times set here)."""
     now = timezone.now()
     run.created_at = credential.created_at = audit_row.created_at = now
-    if connection.vendor != "postgresql":
-        run.save(force_insert=True)
-        credential.save(force_insert=True)
-        audit_row.save(force_insert=True)
+    db = connections[DEFAULT_DB_ALIAS]  # once: each `connection.x` is a context lookup
+    if db.vendor != "postgresql":
+        with transaction.atomic():
+            run.save(force_insert=True)
+            credential.save(force_insert=True)
+            audit_row.save(force_insert=True)
         return
-    run_sql, run_params = _insert(run)
-    cred_sql, cred_params = _insert(credential)
-    audit_sql, audit_params = _insert(audit_row)
-    with connection.cursor() as cursor:
-        cursor.execute(f"WITH r AS ({run_sql}), c AS ({cred_sql}) {audit_sql}",
-                       [*run_params, *cred_params, *audit_params])
+    (run_sql, run_fields), (cred_sql, cred_fields), (audit_sql, audit_fields) = (
+        _insert(type(row)) for row in (run, credential, audit_row))
+    params = [f.get_db_prep_save(getattr(row, f.attname), db)
+              for row, fields in ((run, run_fields), (credential, cred_fields),
+                                  (audit_row, audit_fields)) for f in fields]
+    with db.cursor() as cursor:
+        cursor.execute(f"WITH r AS ({run_sql}), c AS ({cred_sql}) {audit_sql}", params)
     for row in (run, credential, audit_row):
         row._state.adding = False
-        row._state.db = connection.alias
+        row._state.db = db.alias
 
 
-def _insert(row: models.Model) -> tuple[str, list[Any]]:
-    meta = row._meta
-    fields = [f for f in meta.concrete_fields
-              if not (f.primary_key and isinstance(f, models.AutoField | models.BigAutoField))]
+@functools.cache
+def _insert(model: type[models.Model]) -> tuple[str, tuple[models.Field[Any, Any], ...]]:
+    """The INSERT of one row of `model` (every concrete field but an auto key), and its
+    fields in the order of its placeholders."""
+    meta = model._meta
+    fields = tuple(f for f in meta.concrete_fields
+                   if not (f.primary_key and isinstance(f, models.AutoField | models.BigAutoField)))
     columns = ", ".join(connection.ops.quote_name(str(f.column)) for f in fields)
-    values = [f.get_db_prep_save(getattr(row, f.attname), connection) for f in fields]
-    marks = ", ".join(["%s"] * len(values))
-    return f"INSERT INTO {meta.db_table} ({columns}) VALUES ({marks})", values
+    marks = ", ".join(["%s"] * len(fields))
+    return f"INSERT INTO {meta.db_table} ({columns}) VALUES ({marks})", fields
