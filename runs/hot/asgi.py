@@ -26,6 +26,7 @@ from django.urls.converters import UUIDConverter
 from rest_framework import exceptions as drf
 
 from kionga import hot_http
+from kionga.auth import BearerTokenAuthentication
 from kionga.hot_routes import App, Handler, Receive, Scope, Send
 from kionga.http_limits import replay
 from kionga.tokens import TOKEN_PREFIX
@@ -74,6 +75,8 @@ async def start_run(scope: Scope, receive: Receive, send: Send, django: App) -> 
     try:
         run, release = await _in_thread(start_with_token, token, design_id, request, streaming)
     except drf.APIException as exc:
+        if exc.status_code == 401:  # as DRF's APIView.handle_exception adds it
+            exc.auth_header = BearerTokenAuthentication().authenticate_header(None)  # type: ignore[attr-defined,arg-type]
         await hot_http.answer_error(send, exc)
         return
     url = f"{scope['path']}/{run.pk}"

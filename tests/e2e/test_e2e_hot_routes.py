@@ -1,0 +1,125 @@
+"""The hot routes (runs.hot) answer as Django's path does, through the real gateway.
+
+The same request with a cookie goes to Django (runs.hot.asgi.match leaves cookie
+requests alone), so each case is asked twice and the answers compared: status, error
+body, and the headers a client or a browser relies on."""
+
+from typing import Any
+
+import httpx
+import pytest
+
+from designs.starter_templates import TEMPLATES
+from kionga.models import ApiToken, TokenRevocation
+from tests.conftest import Api
+from tests.e2e.conftest import Http, _frames
+from tests.stack import Stack
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SSE = {"Accept": "text/event-stream"}
+TO_DJANGO = {"Cookie": "to=django"}
+SAME_HEADERS = ("content-type", "content-security-policy", "x-content-type-options",
+                "x-frame-options", "referrer-policy", "cross-origin-opener-policy",
+                "www-authenticate", "retry-after")
+
+
+def both(client: httpx.Client, method: str, url: str, **kwargs: Any) -> list[httpx.Response]:
+    headers = kwargs.pop("headers", {})
+    return [client.request(method, url, headers={**headers, **extra}, **kwargs)
+            for extra in ({}, TO_DJANGO)]
+
+
+def assert_alike(hot: httpx.Response, django: httpx.Response) -> None:
+    assert hot.status_code == django.status_code, (hot.text, django.text)
+    for name in SAME_HEADERS:
+        assert hot.headers.get(name) == django.headers.get(name), name
+    if hot.status_code >= 400:
+        assert hot.json() == django.json()
+
+
+def test_refusals_are_the_same(stack: Stack, api: Api, alice: Any, bob: Any, mallory: Any,
+                               acme: Any) -> None:
+    owner = Http(stack, api.token_for(alice))
+    design_id = owner.create_design(acme.pk, TEMPLATES[2]["graph"])
+    broken = owner.create_design(acme.pk, {"schema_version": 2, "nodes": [], "edges": []})
+    url = f"/api/v1/agent-designs/{design_id}/runs"
+    cases = [
+        (Http(stack, api.token_for(bob)).client, url, {"input": "hi"}),  # viewer: 403
+        (Http(stack, api.token_for(mallory)).client, url, {"input": "hi"}),  # tenant: 404
+        (Http(stack, "kio_" + "z" * 43).client, url, {"input": "hi"}),  # unknown: 401
+        (owner.client, url, {"input": "hi", "revision": 99}),  # no revision: 404
+        (owner.client, url, {"input": "hi", "stop_after": "nowhere"}),  # 400
+        (owner.client, f"/api/v1/agent-designs/{broken}/runs", {"input": "hi"}),  # 422
+        (owner.client, url.replace(design_id[:8], "00000000"), {"input": "hi"}),  # 404
+    ]
+    seen = set()
+    for client, where, body in cases:
+        for accept in ({}, SSE):
+            hot, django = both(client, "POST", where, json=body, headers=accept)
+            assert_alike(hot, django)
+            seen.add(hot.status_code)
+    assert seen == {400, 401, 403, 404, 422}
+
+
+def test_a_token_revoked_for_the_project_is_refused_alike(stack: Stack, api: Api,
+                                                          alice: Any, acme: Any) -> None:
+    raw = api.token_for(alice)
+    owner = Http(stack, raw)
+    design_id = owner.create_design(acme.pk, TEMPLATES[2]["graph"])
+    TokenRevocation.objects.create(token=ApiToken.objects.get(prefix=raw[:8]), project=acme)
+    hot, django = both(owner.client, "POST", f"/api/v1/agent-designs/{design_id}/runs",
+                       json={"input": "hi"})
+    assert_alike(hot, django)
+    assert hot.status_code == 404
+
+
+def test_started_runs_answer_alike(stack: Stack, api: Api, alice: Any, acme: Any) -> None:
+    owner = Http(stack, api.token_for(alice))
+    design_id = owner.create_design(acme.pk, TEMPLATES[2]["graph"])
+    hot, django = both(owner.client, "POST", f"/api/v1/agent-designs/{design_id}/runs",
+                       json={"input": "hi"})
+    assert_alike(hot, django)
+    assert hot.status_code == 201
+    assert set(hot.json()) == set(django.json())
+    assert hot.json()["status"] == "queued" and hot.json()["input"] == "hi"
+    for answer in (hot, django):  # both run to the end, followed on either path
+        events_url = f"/api/v1/agent-designs/{design_id}/runs/{answer.json()['id']}/events"
+        streams = []
+        for extra in ({}, TO_DJANGO):
+            with owner.client.stream("GET", events_url, headers={**SSE, **extra}) as stream:
+                assert stream.status_code == 200
+                assert stream.headers["content-type"].startswith("text/event-stream")
+                streams.append([(k, d) for k, d, _ in _frames(stream.iter_lines())
+                                if k != "delta"])
+        assert streams[0] == streams[1]
+        assert streams[0][-1][0] == "run.completed"
+
+
+def test_stream_refusals_are_the_same(stack: Stack, api: Api, alice: Any, mallory: Any,
+                                      acme: Any) -> None:
+    owner = Http(stack, api.token_for(alice))
+    design_id = owner.create_design(acme.pk, TEMPLATES[2]["graph"])
+    run_id = owner.start(design_id, input="hi").json()["id"]
+    url = f"/api/v1/agent-designs/{design_id}/runs/{run_id}/events"
+    for client in (Http(stack, api.token_for(mallory)).client,
+                   Http(stack, "kio_" + "z" * 43).client):
+        hot, django = both(client, "GET", url, headers=SSE)
+        assert_alike(hot, django)
+        assert hot.status_code in (401, 404)
+
+
+def test_unusual_requests_are_djangos(stack: Stack, api: Api, alice: Any, acme: Any) -> None:
+    owner = Http(stack, api.token_for(alice))
+    design_id = owner.create_design(acme.pk, TEMPLATES[2]["graph"])
+    url = f"/api/v1/agent-designs/{design_id}/runs"
+    key = {"Idempotency-Key": "same-start"}
+    first = owner.client.post(url, json={"input": "hi"}, headers=key)
+    again = owner.client.post(url, json={"input": "hi"}, headers=key)
+    assert (first.status_code, again.status_code) == (201, 200)
+    assert first.json()["id"] == again.json()["id"]
+    bad_host = owner.client.post(url, json={"input": "hi"}, headers={"Host": "evil.example"})
+    assert bad_host.status_code == 400
+    not_json = owner.client.post(url, content=b"input=hi",
+                                 headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert not_json.status_code == 415
