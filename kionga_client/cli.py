@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
 import click
@@ -217,12 +217,15 @@ class Progress:
 
 
 def follow_run(ctx: click.Context, gw: Gateway, out: Out, command: str, design_id: str,
-               run_id: str) -> dict[str, Any]:
-    """Follow a run to its end; Ctrl+C ends the command with 130 and a hint, not the run."""
+               run_id: str, events: Iterator[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Follow a run to its end (its `events` when the start already streams them); Ctrl+C
+    ends the command with 130 and a hint, not the run."""
     progress = Progress(out)
     try:
-        for event in ops.follow(gw, design_id, run_id, on_reconnect=lambda seq: out.log(
-                f"stream dropped; resuming after event {seq}")):
+        if events is None:
+            events = ops.follow(gw, design_id, run_id, on_reconnect=lambda seq: out.log(
+                f"stream dropped; resuming after event {seq}"))
+        for event in events:
             progress(event)
         return ops.wait_stored(gw, design_id, run_id)
     except KeyboardInterrupt:
@@ -362,14 +365,20 @@ def run(gw: Gateway, out: Out, design_id: str, text: str, version: int | None, y
         if not yes and not confirm(out, f"Run with side effects: {what}?"):
             raise KiongaError("CONFIRMATION_REQUIRED", f"Side effects not confirmed ({what}); "
                               "pass --yes.", data=plan)
-    started = ops.run_start(gw, design_id, text, plan=plan,
-                            allow_side_effects=allow_side_effects,
-                            session_id=session_id, idempotency_key=idempotency_key)
+    events = None
+    if detach or plan["version_id"] is not None:
+        started = ops.run_start(gw, design_id, text, plan=plan,
+                                allow_side_effects=allow_side_effects,
+                                session_id=session_id, idempotency_key=idempotency_key)
+    else:  # start and follow in one request
+        started, events = ops.run_start_streaming(
+            gw, design_id, text, plan=plan, allow_side_effects=allow_side_effects,
+            session_id=session_id, idempotency_key=idempotency_key)
     out.log(f"run {started['run_id']} started")
     if detach:
         return ops.Result(started, warnings)
     ctx = click.get_current_context()
-    final = follow_run(ctx, gw, out, "run", design_id, started["run_id"])
+    final = follow_run(ctx, gw, out, "run", design_id, started["run_id"], events)
     ops.check_outcome(final)
     return ops.Result({k: v for k, v in final.items() if k != "events"}, warnings)
 

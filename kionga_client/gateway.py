@@ -74,22 +74,28 @@ class Gateway:
     def request(self, method: str, path: str, *, json: Any = None,
                 params: dict[str, Any] | None = None, not_found: str = "NOT_FOUND",
                 headers: dict[str, str] | None = None) -> Any:
-        if not self.settings.token:
-            raise KiongaError("AUTH_REFUSED", "No token: set KIONGA_TOKEN or pass --token.")
+        self.check_token()
         try:
             response = self.http.request(method, "/api/v1" + path, json=json,
                                          params=_clean(params), headers=headers)
-        except httpx.TimeoutException as exc:
-            raise KiongaError("GATEWAY_UNREACHABLE",
-                              f"The gateway at {self.settings.url} did not answer in time "
-                              f"({type(exc).__name__}).") from exc
         except httpx.TransportError as exc:
-            raise KiongaError("GATEWAY_UNREACHABLE",
-                              f"The gateway at {self.settings.url} cannot be reached: "
-                              f"{exc}") from exc
+            raise self.unreachable(exc) from exc
         if response.is_success:
             return response.json()
         raise error_of(response, not_found)
+
+
+    def check_token(self) -> None:
+        if not self.settings.token:
+            raise KiongaError("AUTH_REFUSED", "No token: set KIONGA_TOKEN or pass --token.")
+
+    def unreachable(self, exc: httpx.TransportError) -> KiongaError:
+        if isinstance(exc, httpx.TimeoutException):
+            return KiongaError("GATEWAY_UNREACHABLE",
+                               f"The gateway at {self.settings.url} did not answer in time "
+                               f"({type(exc).__name__}).")
+        return KiongaError("GATEWAY_UNREACHABLE",
+                           f"The gateway at {self.settings.url} cannot be reached: {exc}")
 
 
 def error_of(response: httpx.Response, not_found: str = "NOT_FOUND") -> KiongaError:

@@ -291,6 +291,66 @@ def run_start(gw: Gateway, design_id: str, text: str, *, plan: dict[str, Any],
     return _run_data(run)
 
 
+def run_start_streaming(gw: Gateway, design_id: str, text: str, *, plan: dict[str, Any],
+                        allow_side_effects: bool = False, session_id: str | None = None,
+                        idempotency_key: str | None = None,
+                        ) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
+    """Start a run of the planned revision and follow it in the same request (`POST
+    …/runs` with `Accept: text/event-stream`): the run as the gateway answers it, and its
+    events to the end (a dropped stream resumes on the events route, as `follow`)."""
+    headers = {"Accept": "text/event-stream"}
+    if idempotency_key:
+        headers["Idempotency-Key"] = idempotency_key
+    body: dict[str, Any] = {"input": text, "revision": plan["revision"],
+                            "allow_side_effects": allow_side_effects}
+    if session_id:
+        body["session_id"] = session_id
+    gw.check_token()
+    opened = connect_sse(gw.http, "POST", f"/api/v1/agent-designs/{design_id}/runs",
+                         json=body, headers=headers,
+                         timeout=httpx.Timeout(gw.settings.timeout, read=60.0))
+    try:
+        source = opened.__enter__()
+    except httpx.TransportError as exc:
+        raise gw.unreachable(exc) from exc
+    try:
+        if not source.response.is_success:
+            source.response.read()
+            raise error_of(source.response, "DESIGN_NOT_FOUND")
+        events = source.iter_sse()
+        head = next(events, None)
+        if head is None or head.event != "run":
+            raise KiongaError("GATEWAY_ERROR", "The run's stream did not start with the run.")
+    except httpx.TransportError as exc:
+        opened.__exit__(None, None, None)
+        raise gw.unreachable(exc) from exc
+    except BaseException:
+        opened.__exit__(None, None, None)
+        raise
+    run = _run_data(json.loads(head.data))
+    return run, _rest_of(gw, design_id, run["run_id"], opened, events)
+
+
+def _rest_of(gw: Gateway, design_id: str, run_id: str, opened: Any,
+             events: Iterator[Any]) -> Iterator[dict[str, Any]]:
+    last_event_id: int | None = None
+    try:
+        for sse in events:
+            if not sse.data:
+                continue
+            event = json.loads(sse.data)
+            if sse.id:
+                last_event_id = int(sse.id)
+            yield event
+            if event.get("type") in TERMINAL_EVENTS:
+                return
+    except (httpx.TransportError, SSEError):
+        pass  # resumed below, from the last event seen
+    finally:
+        opened.__exit__(None, None, None)
+    yield from follow(gw, design_id, run_id, last_event_id)
+
+
 def _run_data(run: dict[str, Any]) -> dict[str, Any]:
     return {"run_id": run["id"], **run}
 
