@@ -3,23 +3,25 @@ serializer (runs.serializers.StartRunSerializer) answers it, errors included.
 
 Only bodies that serializer surely accepts as they are qualify: a JSON object with
 `input` (a string within MAX_INPUT_CHARS), `allow_side_effects` (a boolean),
-`stop_after` (a string or null), `revision` (an integer ≥ 1 or null), and
+`stop_after` (a string or null), `revision` (an integer from 1 to MAX_REVISION, or null), and
 `session_id` / `history` only when empty (a session brings stored turns: the DRF
 path reads them).
 """
 
 from __future__ import annotations
 
-import json
-
+from kionga.parsers import loads
 from runs.serializers import MAX_INPUT_CHARS
 from runs.start import StartRequest
+
+# Revision numbers are PostgreSQL integers; a larger one is left to Django's path.
+MAX_REVISION = 2**31 - 1
 
 
 def parse(raw: bytes) -> StartRequest | None:
     try:
-        body = json.loads(raw)
-    except (ValueError, RecursionError):
+        body = loads(raw)  # the API's one strict JSON loader (kionga.parsers)
+    except ValueError:
         return None
     if not isinstance(body, dict) or not set(body) <= _FIELDS:
         return None
@@ -28,7 +30,7 @@ def parse(raw: bytes) -> StartRequest | None:
     if not (type(text) is str and len(text) <= MAX_INPUT_CHARS
             and type(side_effects) is bool
             and (stop_after is None or type(stop_after) is str)
-            and (revision is None or (type(revision) is int and revision >= 1))
+            and (revision is None or (type(revision) is int and 1 <= revision <= MAX_REVISION))
             and body.get("session_id") in (None, "") and body.get("history") is None):
         return None
     if not all(_storable(s) for s in (text, stop_after or "")):
