@@ -96,13 +96,15 @@ class _Cursor:
 
 
 async def run_event_stream(run_id: str, last_seq: int, start: Opening) -> AsyncIterator[bytes]:
-    """The stream after `last_seq`, given `start` = opening(run_id, last_seq)."""
+    """The stream after `last_seq`, given `start` = opening(run_id, last_seq). Frames
+    that are ready together go out as one chunk (one write to the client, not one each)."""
     cursor = _Cursor(last_seq)
-    yield b"retry: 2000\n\n"
     final, stored = start
+    opening_frames = [b"retry: 2000\n\n"]
     for event in stored:
         if (out := cursor.take(event)) is not None:
-            yield out
+            opening_frames.append(out)
+    yield b"".join(opening_frames)
     if cursor.done or final:
         return
     async for out in _live(run_id, cursor):
@@ -124,15 +126,18 @@ async def _live(run_id: str, cursor: _Cursor) -> AsyncIterator[bytes]:
             async for out in _when_quiet(run_id, cursor):
                 yield out
             continue
+        batch: list[bytes] = []  # one chunk per batch read
         for entry_id, fields in answer[0][1]:
             position = entry_id
             event = json.loads(fields[b"e"])
             async for out in _fill_gap(run_id, cursor, event):
-                yield out
+                batch.append(out)
             if (taken := cursor.take(event)) is not None:
-                yield taken
+                batch.append(taken)
             if cursor.done:
-                return
+                break
+        if batch:
+            yield b"".join(batch)
 
 
 async def _fill_gap(run_id: str, cursor: _Cursor, event: dict[str, Any]) -> AsyncIterator[bytes]:

@@ -66,7 +66,7 @@ def start_and_stream(user: User, start: Callable[[], tuple[Run, bool]],
         raise
     url = f"{path.rstrip('/')}/{run.pk}"
     head = {**run.to_dict(), "url": url, "events_url": f"{url}/events"}
-    stream = counted(_with_head(head, run_event_stream(str(run.pk), -1, first)), release)
+    stream = counted(with_head(head, run_event_stream(str(run.pk), -1, first)), release)
     response = StreamingHttpResponse(stream, content_type=EVENT_STREAM,
                                      status=200 if replayed else 201)
     weakref.finalize(response, release)  # a response never sent never runs its stream
@@ -77,8 +77,11 @@ def start_and_stream(user: User, start: Callable[[], tuple[Run, bool]],
     return response
 
 
-async def _with_head(head: dict[str, Any], stream: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+async def with_head(head: dict[str, Any], stream: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """`event: run` (the run, its URL and events URL; no id), then the run's stream; the
+    head goes out with the stream's first chunk (runs.sse yields its opening at once)."""
     data = json.dumps(head, ensure_ascii=False, separators=(",", ":"))
-    yield f"event: run\ndata: {data}\n\n".encode()
+    first = f"event: run\ndata: {data}\n\n".encode()
     async for chunk in stream:
-        yield chunk
+        yield first + chunk
+        first = b""

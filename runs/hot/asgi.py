@@ -34,6 +34,7 @@ from runs import read, stream_open
 from runs.hot import body as start_body
 from runs.hot.start import start_with_token
 from runs.sse import run_event_stream
+from runs.start_stream import with_head
 from runs.stream_limits import BUDGET, counted
 
 T = TypeVar("T")
@@ -86,7 +87,7 @@ async def start_run(scope: Scope, receive: Receive, send: Send, django: App) -> 
         return
     assert release is not None
     head = {**run.to_dict(), "url": url, "events_url": f"{url}/events"}
-    stream = counted(_with_head(head, run_event_stream(str(run.pk), -1, (False, []))), release)
+    stream = counted(with_head(head, run_event_stream(str(run.pk), -1, (False, []))), release)
     await hot_http.answer_stream(send, receive, 201, stream, [
         (b"location", url.encode()), (b"x-run-id", str(run.pk).encode())])
 
@@ -111,13 +112,6 @@ async def follow_run(scope: Scope, receive: Receive, send: Send, django: App) ->
         return
     await hot_http.answer_stream(send, receive, 200,
                                  counted(run_event_stream(run, last, opening), release))
-
-
-async def _with_head(head: dict[str, Any], stream: Any) -> Any:
-    """`event: run` (the run, its URL and events URL; no id), then the run's stream."""
-    yield f"event: run\ndata: {hot_http.dumps(head).decode()}\n\n".encode()
-    async for chunk in stream:
-        yield chunk
 
 
 async def _in_thread(fn: Callable[..., T], *args: Any) -> T:
