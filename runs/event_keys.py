@@ -10,6 +10,7 @@ the secret does not reject the events of runs already under way.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from django.conf import settings
@@ -36,5 +37,6 @@ def ingest_fields(run_id: str, encoded: bytes) -> dict[Any, Any]:
     return protocol.ingest_fields(event_key(run_id), run_id, encoded)
 
 
+@functools.lru_cache(maxsize=4096)  # a run's events arrive together: derive once per run
 def _derive(run_id: str, secret: str) -> bytes:
     return salted_hmac(_SALT, run_id, secret=secret, algorithm="sha256").digest()

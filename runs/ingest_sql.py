@@ -2,8 +2,8 @@
 
 - lock the batch's runs and read, with them, which of the batch's seqs each already
   stored and the seq of its terminal event (one SELECT … FOR UPDATE);
-- store the new events (one multi-row INSERT);
-- write the runs' changed states (one UPDATE … FROM (VALUES …)).
+- store the new events (one INSERT … SELECT FROM unnest of arrays);
+- write the runs' changed states (one UPDATE … FROM unnest of arrays).
 On the transaction's connection (runs.ingest opens it), so a refused statement
 (DataError, IntegrityError, an unencodable text) fails the batch as the ORM did and
 runs.ingest's quarantine sets the event at fault aside. Another database than
@@ -35,6 +35,16 @@ SELECT {_RUN_COLUMNS},
        (SELECT max(e.seq) FROM {_EVENTS} e WHERE e.run_id = r.id AND e.type = ANY(%s))
 FROM {_RUNS} r WHERE r.id = ANY(%s) ORDER BY r.id FOR UPDATE OF r
 """
+
+
+_INSERT_EVENTS: Final = (f"INSERT INTO {_EVENTS} (run_id, seq, type, data) SELECT * FROM "
+                         "unnest(%s::uuid[], %s::integer[], %s::text[], %s::jsonb[])")
+_UPDATE_RUNS: Final = (
+    f"UPDATE {_RUNS} AS r SET status = v.status, started_at = v.started_at, "
+    "finished_at = v.finished_at, output = v.output, error = v.error, tokens = v.tokens "
+    "FROM unnest(%s::uuid[], %s::text[], %s::timestamptz[], %s::timestamptz[], %s::text[], "
+    "%s::jsonb[], %s::bigint[]) AS v(id, status, started_at, finished_at, output, error, "
+    "tokens) WHERE r.id = v.id")
 
 
 @dataclass
@@ -94,13 +104,12 @@ def insert_events(rows: list[tuple[Run, dict[str, Any]]]) -> None:
         RunEvent.objects.bulk_create([RunEvent(run=run, seq=e["seq"], type=e["type"], data=e)
                                       for run, e in rows])
         return
-    values = ", ".join(["(%s, %s, %s, %s::jsonb)"] * len(rows))
-    params: list[Any] = []
-    for run, event in rows:
-        params += [run.pk, event["seq"], event["type"], json.dumps(event)]
+    # Arrays, not one VALUES row per event: the statement's text is the same for every
+    # batch (psycopg parses it once; a long VALUES list was parsed anew each time).
     with connection.cursor() as cursor:
-        cursor.execute(f"INSERT INTO {_EVENTS} (run_id, seq, type, data) VALUES {values}",
-                       params)
+        cursor.execute(_INSERT_EVENTS, [[run.pk for run, _e in rows], [e["seq"] for _r, e in rows],
+                                        [e["type"] for _r, e in rows],
+                                        [json.dumps(e) for _r, e in rows]])
 
 
 def update_runs(runs: list[Run]) -> None:
@@ -112,16 +121,8 @@ def update_runs(runs: list[Run]) -> None:
         for run in runs:
             run.save(update_fields=list(_APPLIED))
         return
-    values = ", ".join(["(%s::uuid, %s, %s::timestamptz, %s::timestamptz, %s, %s::jsonb, "
-                        "%s::bigint)"] * len(runs))
-    params: list[Any] = []
-    for run in runs:
-        params += [run.pk, run.status, run.started_at, run.finished_at, run.output,
-                   None if run.error is None else json.dumps(run.error), run.tokens]
+    columns = list(zip(*((run.pk, run.status, run.started_at, run.finished_at, run.output,
+                          None if run.error is None else json.dumps(run.error), run.tokens)
+                         for run in runs), strict=True))
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {_RUNS} AS r SET status = v.status, started_at = v.started_at, "
-            f"finished_at = v.finished_at, output = v.output, error = v.error, "
-            f"tokens = v.tokens FROM (VALUES {values}) "
-            f"AS v(id, status, started_at, finished_at, output, error, tokens) "
-            f"WHERE r.id = v.id", params)
+        cursor.execute(_UPDATE_RUNS, [list(column) for column in columns])
