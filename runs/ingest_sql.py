@@ -20,6 +20,7 @@ from typing import Any, Final
 
 from django.db import connection
 
+from kionga import prepared_sql
 from runner.protocol import TERMINAL_TYPES
 from runs.models import Run, RunEvent
 
@@ -62,9 +63,7 @@ def lock_runs(run_ids: Iterable[str], seqs: Iterable[int]) -> dict[uuid.UUID, Lo
     ids = [uuid.UUID(r) for r in run_ids]
     if not _postgres():
         return _lock_runs_orm(ids, set(seqs))
-    with connection.cursor() as cursor:
-        cursor.execute(_LOCK, [sorted(set(seqs)), list(TERMINAL_TYPES), ids])
-        rows = cursor.fetchall()
+    rows = prepared_sql.fetch_all(_LOCK, [sorted(set(seqs)), list(TERMINAL_TYPES), ids])
     names = [f.attname for f in _RUN_FIELDS]
     count = len(names)
     locked: dict[uuid.UUID, LockedRun] = {}
@@ -106,10 +105,10 @@ def insert_events(rows: list[tuple[Run, dict[str, Any]]]) -> None:
         return
     # Arrays, not one VALUES row per event: the statement's text is the same for every
     # batch (psycopg parses it once; a long VALUES list was parsed anew each time).
-    with connection.cursor() as cursor:
-        cursor.execute(_INSERT_EVENTS, [[run.pk for run, _e in rows], [e["seq"] for _r, e in rows],
-                                        [e["type"] for _r, e in rows],
-                                        [json.dumps(e) for _r, e in rows]])
+    prepared_sql.execute(_INSERT_EVENTS, [[run.pk for run, _e in rows],
+                                          [e["seq"] for _r, e in rows],
+                                          [e["type"] for _r, e in rows],
+                                          [json.dumps(e) for _r, e in rows]])
 
 
 def update_runs(runs: list[Run]) -> None:
@@ -124,5 +123,4 @@ def update_runs(runs: list[Run]) -> None:
     columns = list(zip(*((run.pk, run.status, run.started_at, run.finished_at, run.output,
                           None if run.error is None else json.dumps(run.error), run.tokens)
                          for run in runs), strict=True))
-    with connection.cursor() as cursor:
-        cursor.execute(_UPDATE_RUNS, [list(column) for column in columns])
+    prepared_sql.execute(_UPDATE_RUNS, [list(column) for column in columns])

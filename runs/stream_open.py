@@ -18,10 +18,11 @@ import json
 import uuid
 from typing import Any, Final
 
+from kionga import prepared_sql
 from kionga.errors import not_found
 from kionga.models import Membership, TokenRevocation
 from runner.protocol import FINAL_STATUSES
-from runs.hot import sql, token
+from runs.hot import token
 from runs.models import Run, RunEvent
 from runs.sse import Opening
 
@@ -44,7 +45,7 @@ def open_with_token(raw: str, design_id: uuid.UUID, run_id: uuid.UUID,
                     after: int) -> tuple[int, str, Opening]:
     """(user ID, run ID, opening) for a bearer token, or 401/404 as the ORM path."""
     prefix = token.prefix_of(raw)
-    rows = sql.fetch_all(_OPEN, {"prefix": prefix, "run": run_id, "design": design_id,
+    rows = prepared_sql.fetch_all(_OPEN, {"prefix": prefix, "run": run_id, "design": design_id,
                                  "after": after})
     token_id, _hash, user_id, last_used, found_run, status, events = token.pick(rows, raw, 1)
     token.touch_token(token_id, last_used)

@@ -23,10 +23,11 @@ from rest_framework.views import APIView
 
 from designs.models import Design, DesignRevision
 from designs.validation import check_runnable, missing_revision
+from kionga import prepared_sql
 from kionga.access import check_role
 from kionga.models import Membership, Project, Role, TokenRevocation
 from runs import dispatch
-from runs.hot import sql, token
+from runs.hot import token
 from runs.models import Run
 from runs.start import StartRequest, Target, start_target
 from runs.stream_limits import BUDGET, Release
@@ -54,8 +55,9 @@ def start_with_token(raw: str, design_id: uuid.UUID, request: StartRequest,
     """The started run, or the APIError the DRF path would answer. `streaming`: the
     answer is the run's stream, whose place in the stream budget is taken before the
     run starts (runs.start_stream), and returned for the stream to give back."""
-    row = token.pick(sql.fetch_all(_READ, {"prefix": token.prefix_of(raw), "design": design_id,
-                                           "revision": request.revision}), raw, 1)
+    rows = prepared_sql.fetch_all(_READ, {"prefix": token.prefix_of(raw), "design": design_id,
+                                          "revision": request.revision})
+    row = token.pick(rows, raw, 1)
     (token_id, _hash, user_id, last_used, username, found_design, project_id, latest, role,
      revision_id, number, graph, validation) = row
     token.touch_token(token_id, last_used)
