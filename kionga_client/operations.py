@@ -333,22 +333,38 @@ def run_start_streaming(gw: Gateway, design_id: str, text: str, *, plan: dict[st
 
 def _rest_of(gw: Gateway, design_id: str, run_id: str, opened: Any,
              events: Iterator[Any]) -> Iterator[dict[str, Any]]:
-    last_event_id: int | None = None
+    at = _Position()
     try:
-        for sse in events:
-            if not sse.data:
-                continue
-            event = json.loads(sse.data)
-            if sse.id:
-                last_event_id = int(sse.id)
-            yield event
-            if event.get("type") in TERMINAL_EVENTS:
-                return
+        yield from _read(events, at)
     except (httpx.TransportError, SSEError):
         pass  # resumed below, from the last event seen
     finally:
         opened.__exit__(None, None, None)
-    yield from follow(gw, design_id, run_id, last_event_id)
+    if not at.ended:
+        yield from follow(gw, design_id, run_id, at.last_event_id)
+
+
+@dataclass
+class _Position:
+    """Where a reader of a run's stream is: the last event id seen, and whether the
+    terminal event was among them."""
+
+    last_event_id: int | None = None
+    ended: bool = False
+
+
+def _read(frames: Iterator[Any], at: _Position) -> Iterator[dict[str, Any]]:
+    """The events of SSE frames up to the terminal one, keeping `at` up to date."""
+    for sse in frames:
+        if not sse.data:
+            continue
+        event = json.loads(sse.data)
+        if sse.id:
+            at.last_event_id = int(sse.id)
+        yield event
+        if event.get("type") in TERMINAL_EVENTS:
+            at.ended = True
+            return
 
 
 def _run_data(run: dict[str, Any]) -> dict[str, Any]:
@@ -429,31 +445,27 @@ def follow(gw: Gateway, design_id: str, run_id: str, last_event_id: int | None =
     event; a dropped stream is resumed from the last seen `Last-Event-ID`."""
     path = f"/api/v1/agent-designs/{design_id}/runs/{run_id}/events"
     failures = 0
+    at = _Position(last_event_id)
     while True:
         headers = {"Accept": "text/event-stream"}
-        if last_event_id is not None:
-            headers["Last-Event-ID"] = str(last_event_id)
+        if at.last_event_id is not None:
+            headers["Last-Event-ID"] = str(at.last_event_id)
         try:
             with connect_sse(gw.http, "GET", path, headers=headers,
                              timeout=httpx.Timeout(gw.settings.timeout, read=60.0)) as source:
                 if not source.response.is_success:
                     source.response.read()
                     raise error_of(source.response, "RUN_NOT_FOUND")
-                for sse in source.iter_sse():
+                for event in _read(source.iter_sse(), at):
                     failures = 0
-                    if not sse.data:
-                        continue
-                    event = json.loads(sse.data)
-                    if sse.id:
-                        last_event_id = int(sse.id)
                     yield event
-                    if event.get("type") in TERMINAL_EVENTS:
-                        return
+                if at.ended:
+                    return
         except (httpx.TransportError, SSEError) as exc:
             failures += 1
             if failures > retries:
                 raise KiongaError("GATEWAY_UNREACHABLE", f"The event stream broke: {exc}",
-                                  data={"run_id": run_id, "last_event_id": last_event_id},
+                                  data={"run_id": run_id, "last_event_id": at.last_event_id},
                                   hint=f"Resume with `kionga runs events {run_id} --follow`."
                                   ) from exc
         else:
@@ -463,7 +475,7 @@ def follow(gw: Gateway, design_id: str, run_id: str, last_event_id: int | None =
                 if failures > 2:
                     return
         if on_reconnect is not None:
-            on_reconnect(last_event_id)
+            on_reconnect(at.last_event_id)
         time.sleep(min(0.2 * 2 ** failures, 5.0))
 
 
