@@ -167,11 +167,14 @@ def test_a_followed_stream_resumes_after_a_dropped_line(stack: Stack, api: Api,
                 self.send_header("Content-Type", upstream.headers["content-type"])
                 self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
-                frames = 0
+                seen = b""  # the first stream, cut right after its third event
                 for chunk in upstream.iter_bytes():
-                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-                    frames += chunk.count(b"\nid: ") + chunk.startswith(b"id: ")
-                    if sse and len(resumed_from) == 1 and frames >= 3:
+                    cut = _after_events(seen + chunk, 3) if sse and len(resumed_from) == 1 \
+                        else None
+                    part = chunk if cut is None else (seen + chunk)[len(seen):cut]
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+                    seen += chunk
+                    if cut is not None:
                         self.wfile.flush()
                         self.close_connection = True
                         return  # cut mid-stream: no last chunk
@@ -209,3 +212,14 @@ def test_side_effects_need_both_flags(stack: Stack, api: Api, alice: Any,
     done = kionga("run", design_id, *text, "--allow-side-effects", "--yes")
     assert done["data"]["status"] == "completed" and "3" in done["data"]["output"]
     assert done["warnings"] == plan["warnings"]
+
+
+def _after_events(stream: bytes, count: int) -> int | None:
+    """Where the `count`th frame with an id ends in an SSE byte stream, if it does."""
+    end = 0
+    for frame in stream.split(b"\n\n")[:-1]:
+        end += len(frame) + 2
+        count -= frame.startswith(b"id: ")
+        if count == 0:
+            return end
+    return None
