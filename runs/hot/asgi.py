@@ -50,7 +50,7 @@ _THREADS: Final = ThreadPoolExecutor(max_workers=8, thread_name_prefix="hot-rout
 
 def match(scope: Scope) -> Handler | None:
     """A handler for an eligible runs request, None for everything else."""
-    if connection.vendor != "postgresql" or not _bearer(scope) or _has(scope, b"cookie"):
+    if not _on_postgresql() or not _bearer(scope) or _has(scope, b"cookie"):
         return None
     method, path = scope.get("method"), scope.get("path", "")
     if method == "POST" and _RUNS.fullmatch(path) and not _has(scope, b"idempotency-key"):
@@ -123,6 +123,11 @@ def _pooled(fn: Callable[..., T], *args: Any) -> T:
         return fn(*args)
     finally:
         connection.close()  # back to the pool (kionga.settings)
+
+
+def _on_postgresql() -> bool:
+    # From settings, not `connection`: no database wrapper for the event loop's thread.
+    return bool(settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql")
 
 
 def _bearer(scope: Scope) -> bool:
