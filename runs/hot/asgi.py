@@ -88,8 +88,11 @@ async def start_run(scope: Scope, receive: Receive, send: Send, django: App) -> 
     assert release is not None
     head = {**run.to_dict(), "url": url, "events_url": f"{url}/events"}
     stream = counted(with_head(head, run_event_stream(str(run.pk), -1, (False, []))), release)
-    await hot_http.answer_stream(send, receive, 201, stream, [
-        (b"location", url.encode()), (b"x-run-id", str(run.pk).encode())])
+    try:
+        await hot_http.answer_stream(send, receive, 201, stream, [
+            (b"location", url.encode()), (b"x-run-id", str(run.pk).encode())])
+    finally:
+        release()  # also when the stream never started (the client left first)
 
 
 async def follow_run(scope: Scope, receive: Receive, send: Send, django: App) -> None:
@@ -110,8 +113,11 @@ async def follow_run(scope: Scope, receive: Receive, send: Send, django: App) ->
     except drf.APIException as exc:
         await hot_http.answer_error(send, exc)
         return
-    await hot_http.answer_stream(send, receive, 200,
-                                 counted(run_event_stream(run, last, opening), release))
+    try:
+        await hot_http.answer_stream(send, receive, 200,
+                                     counted(run_event_stream(run, last, opening), release))
+    finally:
+        release()  # also when the stream never started (the client left first)
 
 
 async def _in_thread(fn: Callable[..., T], *args: Any) -> T:
