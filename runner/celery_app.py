@@ -12,8 +12,9 @@ Delivery choices (engineering-notes, Celery bullet):
   the task would come back only after the visibility timeout (1 h), long after the
   run was reaped, to find its claim key set and do nothing; acks_late would buy
   nothing but a late no-op (or, with task_reject_on_worker_lost, a redelivery loop).
-  A message reserved but not started when the worker dies comes back after the
-  visibility timeout too; by then its queued lease ran out, so it does not run.
+  A message reserved but not started when the worker dies is lost with it (no ack
+  emulation, below): its run's queued lease runs out and the reaper ends it the same
+  way. A worker stopped cleanly puts its reserved message back on the queue.
 - worker_prefetch_multiplier=1: a process reserves one task at a time, so a task
   never waits behind a long run while another process is idle.
 - Pool: prefork (the default, kept on purpose) with concurrency = MAX_RUNS, taken
@@ -94,9 +95,10 @@ app.conf.update(
     # user (docker/redis-users.acl) may touch only its queue, its Celery bookkeeping
     # (prefixed `runner` here) and the run keys.
     worker_enable_remote_control=False,
-    broker_transport_options={"unacked_key": "runner.unacked",
-                              "unacked_index_key": "runner.unacked_index",
-                              "unacked_mutex_key": "runner.unacked_mutex"},
+    # No ack emulation: a task is acked when it starts (above), so kombu's unacked
+    # hash, index and their two Redis transactions per task bought only the return of
+    # a reserved message after the visibility timeout, which then does nothing.
+    broker_transport_options={"ack_emulation": False},
     worker_hijack_root_logger=True,
     timezone="UTC",
 )
