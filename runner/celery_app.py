@@ -92,8 +92,8 @@ app.conf.update(
     worker_send_task_events=False,
     # No remote control (pidbox), and the Procfile line starts the worker without
     # gossip, mingle and heartbeat events: the runner needs none of them, so its Redis
-    # user (docker/redis-users.acl) may touch only its queue, its Celery bookkeeping
-    # (prefixed `runner` here) and the run keys.
+    # user (docker/redis-users.acl) may touch only its queue, its binding and the run
+    # keys.
     worker_enable_remote_control=False,
     # No ack emulation: a task is acked when it starts (above), so kombu's unacked
     # hash, index and their two Redis transactions per task bought only the return of

@@ -24,6 +24,7 @@ from kionga.tokens import find_user_by_token
 from runs import idempotency, read, start_stream, stream_open
 from runs import openapi as doc
 from runs.cancel import do_cancel_run
+from runs.hot import token
 from runs.models import Run
 from runs.serializers import StartRunSerializer
 from runs.sse import Opening, opening, run_event_stream
@@ -138,7 +139,7 @@ def _authenticate(request: HttpRequest) -> User:
     if header.lower().startswith("bearer "):
         user = find_user_by_token(header[7:].strip())
         if user is None:
-            raise APIError(401, "invalid_token", "The token is unknown or revoked.")
+            raise token.invalid_token()
         return user
     session_user: Any = request.user
     if isinstance(session_user, AnonymousUser) or not session_user.is_authenticated:

@@ -50,7 +50,7 @@ _THREADS: Final = ThreadPoolExecutor(max_workers=8, thread_name_prefix="hot-rout
 
 def match(scope: Scope) -> Handler | None:
     """A handler for an eligible runs request, None for everything else."""
-    if not _on_postgresql() or not _bearer(scope) or _has(scope, b"cookie"):
+    if not _on_postgresql() or _token(scope) is None or _has(scope, b"cookie"):
         return None
     method, path = scope.get("method"), scope.get("path", "")
     if method == "POST" and _RUNS.fullmatch(path) and not _has(scope, b"idempotency-key"):
@@ -72,6 +72,7 @@ async def start_run(scope: Scope, receive: Receive, send: Send, django: App) -> 
     found = _RUNS.fullmatch(scope["path"])
     assert found is not None
     design_id, token = uuid.UUID(found[1]), _token(scope)
+    assert token is not None  # match() took only bearer requests
     streaming = _wants_stream(scope)
     try:
         run, release = await _in_thread(start_with_token, token, design_id, request, streaming)
@@ -105,8 +106,10 @@ async def follow_run(scope: Scope, receive: Receive, send: Send, django: App) ->
     query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
     last = read.parse_after(hot_http.header(scope, b"last-event-id")
                             or (query.get("after") or [None])[0], strict=False)
+    token = _token(scope)
+    assert token is not None  # match() took only bearer requests
     try:
-        user_id, run, opening = await _in_thread(stream_open.open_with_token, _token(scope),
+        user_id, run, opening = await _in_thread(stream_open.open_with_token, token,
                                                  design_id, run_id, last)
         # After the access check: only people who may read the run take a place.
         release = BUDGET.open(user_id)
@@ -136,14 +139,11 @@ def _on_postgresql() -> bool:
     return bool(settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql")
 
 
-def _bearer(scope: Scope) -> bool:
-    value = hot_http.header(scope, b"authorization")
-    return value is not None and value[:7].lower() == "bearer " and \
-        value[7:].strip().startswith(TOKEN_PREFIX)
-
-
-def _token(scope: Scope) -> str:
-    return (hot_http.header(scope, b"authorization") or "")[7:].strip()
+def _token(scope: Scope) -> str | None:
+    """The API token of `Authorization: Bearer kio_…`, or None for any other header."""
+    value = hot_http.header(scope, b"authorization") or ""
+    token = value[7:].strip()
+    return token if value[:7].lower() == "bearer " and token.startswith(TOKEN_PREFIX) else None
 
 
 def _has(scope: Scope, name: bytes) -> bool:
