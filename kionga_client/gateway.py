@@ -84,7 +84,6 @@ class Gateway:
             return response.json()
         raise error_of(response, not_found)
 
-
     def check_token(self) -> None:
         if not self.settings.token:
             raise KiongaError("AUTH_REFUSED", "No token: set KIONGA_TOKEN or pass --token.")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -278,17 +279,26 @@ def run_start(gw: Gateway, design_id: str, text: str, *, plan: dict[str, Any],
               idempotency_key: str | None = None) -> dict[str, Any]:
     """Start a run of the planned revision (or version); the run as the gateway answers."""
     headers = {"Idempotency-Key": idempotency_key} if idempotency_key else None
+    if plan["version_id"] is not None:
+        run = gw.request("POST", f"/agent-versions/{plan['version_id']}/runs",
+                         json=_start_body(text, session_id), not_found="VERSION_NOT_FOUND",
+                         headers=headers)
+    else:
+        run = gw.request("POST", f"/agent-designs/{design_id}/runs",
+                         json=_start_body(text, session_id, plan, allow_side_effects),
+                         not_found="DESIGN_NOT_FOUND", headers=headers)
+    return _run_data(run)
+
+
+def _start_body(text: str, session_id: str | None, plan: dict[str, Any] | None = None,
+                allow_side_effects: bool = False) -> dict[str, Any]:
+    """A start's body; with the `plan` of a design run, its revision and side effects."""
     body: dict[str, Any] = {"input": text}
     if session_id:
         body["session_id"] = session_id
-    if plan["version_id"] is not None:
-        run = gw.request("POST", f"/agent-versions/{plan['version_id']}/runs", json=body,
-                         not_found="VERSION_NOT_FOUND", headers=headers)
-    else:
+    if plan is not None:
         body.update(revision=plan["revision"], allow_side_effects=allow_side_effects)
-        run = gw.request("POST", f"/agent-designs/{design_id}/runs", json=body,
-                         not_found="DESIGN_NOT_FOUND", headers=headers)
-    return _run_data(run)
+    return body
 
 
 def run_start_streaming(gw: Gateway, design_id: str, text: str, *, plan: dict[str, Any],
@@ -301,19 +311,14 @@ def run_start_streaming(gw: Gateway, design_id: str, text: str, *, plan: dict[st
     headers = {"Accept": "text/event-stream"}
     if idempotency_key:
         headers["Idempotency-Key"] = idempotency_key
-    body: dict[str, Any] = {"input": text, "revision": plan["revision"],
-                            "allow_side_effects": allow_side_effects}
-    if session_id:
-        body["session_id"] = session_id
     gw.check_token()
-    opened = connect_sse(gw.http, "POST", f"/api/v1/agent-designs/{design_id}/runs",
-                         json=body, headers=headers,
-                         timeout=httpx.Timeout(gw.settings.timeout, read=60.0))
+    # The stream outlives this call: the events' iterator closes it (_rest_of).
+    stream = ExitStack()
     try:
-        source = opened.__enter__()
-    except httpx.TransportError as exc:
-        raise gw.unreachable(exc) from exc
-    try:
+        source = stream.enter_context(connect_sse(
+            gw.http, "POST", f"/api/v1/agent-designs/{design_id}/runs",
+            json=_start_body(text, session_id, plan, allow_side_effects), headers=headers,
+            timeout=httpx.Timeout(gw.settings.timeout, read=60.0)))
         if not source.response.is_success:
             source.response.read()
             raise error_of(source.response, "DESIGN_NOT_FOUND")
@@ -322,24 +327,23 @@ def run_start_streaming(gw: Gateway, design_id: str, text: str, *, plan: dict[st
         if head is None or head.event != "run":
             raise KiongaError("GATEWAY_ERROR", "The run's stream did not start with the run.")
     except httpx.TransportError as exc:
-        opened.__exit__(None, None, None)
+        stream.close()
         raise gw.unreachable(exc) from exc
     except BaseException:
-        opened.__exit__(None, None, None)
+        stream.close()
         raise
     run = _run_data(json.loads(head.data))
-    return run, _rest_of(gw, design_id, run["run_id"], opened, events)
+    return run, _rest_of(gw, design_id, run["run_id"], stream, events)
 
 
-def _rest_of(gw: Gateway, design_id: str, run_id: str, opened: Any,
+def _rest_of(gw: Gateway, design_id: str, run_id: str, stream: ExitStack,
              events: Iterator[Any]) -> Iterator[dict[str, Any]]:
     at = _Position()
-    try:
-        yield from _read(events, at)
-    except (httpx.TransportError, SSEError):
-        pass  # resumed below, from the last event seen
-    finally:
-        opened.__exit__(None, None, None)
+    with stream:
+        try:
+            yield from _read(events, at)
+        except (httpx.TransportError, SSEError):
+            pass  # resumed below, from the last event seen
     if not at.ended:
         yield from follow(gw, design_id, run_id, at.last_event_id)
 
