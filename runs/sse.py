@@ -11,19 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, ParamSpec, TypeVar
+from collections.abc import AsyncIterator
+from typing import Any
 
 import redis
-from asgiref.sync import sync_to_async
-from django.db import connection
 
 from kionga.redis_client import async_redis
 from runner import protocol
 from runs.models import FINAL_STATUSES, Run, RunEvent
-
-P = ParamSpec("P")
-T = TypeVar("T")
+from runs.pooled import pooled
 
 KEEPALIVE_MS = 15_000
 RECONNECT_SECONDS = 0.5
@@ -47,19 +43,6 @@ def _is_final(run_id: str) -> bool:
     return Run.objects.filter(pk=run_id, status__in=FINAL_STATUSES).exists()
 
 
-def _pooled(fn: Callable[P, T]) -> Callable[P, Awaitable[T]]:
-    """Run fn in a worker thread and hand its connection back to the pool at once: a
-    stream lives for minutes and must not hold a database connection meanwhile."""
-
-    def call(*args: P.args, **kwargs: P.kwargs) -> T:
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            connection.close()
-
-    return sync_to_async(call, thread_sensitive=False)
-
-
 Opening = tuple[bool, list[dict[str, Any]]]
 
 
@@ -70,8 +53,9 @@ def opening(run: Run, after: int) -> Opening:
     return run.status in FINAL_STATUSES, _stored_after(str(run.pk), after)
 
 
-stored_after = _pooled(_stored_after)
-is_final = _pooled(_is_final)
+# A stream lives for minutes: these hand their connection back at once (runs.pooled).
+stored_after = pooled(_stored_after)
+is_final = pooled(_is_final)
 
 
 class _Cursor:

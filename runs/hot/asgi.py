@@ -4,23 +4,18 @@ Eligible requests carry one `Authorization: Bearer kio_…` header, no Cookie an
 Idempotency-Key, and (to start a run) a JSON body of the usual fields with the usual
 types. Anything else goes to Django before anything is done, so the DRF path answers
 it (and its errors) as always. Eligible ones are served with one thread hop for the
-database and Redis work (start.py / runs.stream_open), then the answer: JSON, or the
+database and Redis work (runs.pooled) (start.py / runs.stream_open), then the answer: JSON, or the
 run's event stream from runs.sse as the events view streams it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import re
 import uuid
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from functools import partial
-from typing import Any, Final, TypeVar
+from typing import Final
 from urllib.parse import parse_qs
 
 from django.conf import settings
-from django.db import connection
 from django.http.request import split_domain_port, validate_host
 from django.urls.converters import UUIDConverter
 from rest_framework import exceptions as drf
@@ -33,19 +28,14 @@ from kionga.tokens import TOKEN_PREFIX
 from runs import read, stream_open
 from runs.hot import body as start_body
 from runs.hot.start import start_with_token
+from runs.pooled import pooled
 from runs.sse import run_event_stream
 from runs.start_stream import with_head
 from runs.stream_limits import BUDGET, counted
 
-T = TypeVar("T")
-
 _UUID: Final = UUIDConverter.regex
 _RUNS: Final = re.compile(rf"/api/v1/agent-designs/({_UUID})/runs")
 _EVENTS: Final = re.compile(rf"/api/v1/agent-designs/({_UUID})/runs/({_UUID})/events")
-# Threads for the database and Redis work of hot requests: a few, reused (a new
-# thread per request cost more than the work), each giving its connection back to
-# the pool after every call.
-_THREADS: Final = ThreadPoolExecutor(max_workers=8, thread_name_prefix="hot-route")
 
 
 def match(scope: Scope) -> Handler | None:
@@ -75,7 +65,7 @@ async def start_run(scope: Scope, receive: Receive, send: Send, django: App) -> 
     assert token is not None  # match() took only bearer requests
     streaming = _wants_stream(scope)
     try:
-        run, release = await _in_thread(start_with_token, token, design_id, request, streaming)
+        run, release = await pooled(start_with_token)(token, design_id, request, streaming)
     except drf.APIException as exc:
         if exc.status_code == 401:  # as DRF's APIView.handle_exception adds it
             exc.auth_header = BearerTokenAuthentication().authenticate_header(None)  # type: ignore[attr-defined,arg-type]
@@ -109,8 +99,8 @@ async def follow_run(scope: Scope, receive: Receive, send: Send, django: App) ->
     token = _token(scope)
     assert token is not None  # match() took only bearer requests
     try:
-        user_id, run, opening = await _in_thread(stream_open.open_with_token, token,
-                                                 design_id, run_id, last)
+        user_id, run, opening = await pooled(stream_open.open_with_token)(token, design_id,
+                                                                          run_id, last)
         # After the access check: only people who may read the run take a place.
         release = BUDGET.open(user_id)
     except drf.APIException as exc:
@@ -121,17 +111,6 @@ async def follow_run(scope: Scope, receive: Receive, send: Send, django: App) ->
                                      counted(run_event_stream(run, last, opening), release))
     finally:
         release()  # also when the stream never started (the client left first)
-
-
-async def _in_thread(fn: Callable[..., T], *args: Any) -> T:
-    return await asyncio.get_running_loop().run_in_executor(_THREADS, partial(_pooled, fn, *args))
-
-
-def _pooled(fn: Callable[..., T], *args: Any) -> T:
-    try:
-        return fn(*args)
-    finally:
-        connection.close()  # back to the pool (kionga.settings)
 
 
 def _on_postgresql() -> bool:

@@ -1,0 +1,37 @@
+"""Database work asked from the event loop (event streams, the hot routes): in one of
+a few reused threads, each handing its connection back to the pool (kionga.settings)
+after every call. A stream lives for minutes and must not hold a connection meanwhile;
+a new thread per call cost more than the work on the hot routes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from typing import Final, ParamSpec, TypeVar
+
+from django.db import connection
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+_THREADS: Final = ThreadPoolExecutor(max_workers=8, thread_name_prefix="runs-db")
+
+
+def pooled(fn: Callable[P, T]) -> Callable[P, Awaitable[T]]:
+    """`fn` as a coroutine function that runs it in one of the threads."""
+
+    async def call(*args: P.args, **kwargs: P.kwargs) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(_THREADS, partial(_closing, fn, *args, **kwargs))
+
+    return call
+
+
+def _closing(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        connection.close()
