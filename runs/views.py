@@ -26,6 +26,7 @@ from runs import openapi as doc
 from runs.cancel import do_cancel_run
 from runs.hot import token
 from runs.models import Run
+from runs.pooled import pooled
 from runs.serializers import StartRunSerializer
 from runs.sse import Opening, opening, run_event_stream
 from runs.start import StartRequest, do_start_run
@@ -97,8 +98,8 @@ async def events(request: HttpRequest, design_id: uuid.UUID,
     last = read.parse_after(request.headers.get("Last-Event-ID") or request.GET.get("after"),
                             strict=False)
     try:
-        user_id, found, start = await sync_to_async(_open_stream)(request, design_id, run_id,
-                                                                  last)
+        # The stream may last minutes: the connection goes back to the pool at once.
+        user_id, found, start = await pooled(_open_stream)(request, design_id, run_id, last)
         # After the access check: only people who may read the run take a place.
         release = BUDGET.open(user_id)
     except APIError as exc:
@@ -122,16 +123,12 @@ def _open_stream(request: HttpRequest, design_id: uuid.UUID, run_id: uuid.UUID,
                  last: int) -> tuple[int, str, Opening]:
     """(user ID, run ID, opening): the access check and the stored events, in one
     thread hop and one pooled connection; one query with a token (runs.stream_open)."""
-    try:
-        header = request.headers.get("Authorization", "")
-        if header.lower().startswith("bearer ") and connection.vendor == "postgresql":
-            return stream_open.open_with_token(header[7:].strip(), design_id, run_id, last)
-        user = _authenticate(request)
-        found = read.check_run_readable(user, design_id, run_id)
-        return user.pk, str(found.pk), opening(found, last)
-    finally:
-        # The stream may last minutes: give the connection back to the pool now.
-        connection.close()
+    header = request.headers.get("Authorization", "")
+    if header.lower().startswith("bearer ") and connection.vendor == "postgresql":
+        return stream_open.open_with_token(header[7:].strip(), design_id, run_id, last)
+    user = _authenticate(request)
+    found = read.check_run_readable(user, design_id, run_id)
+    return user.pk, str(found.pk), opening(found, last)
 
 
 def _authenticate(request: HttpRequest) -> User:
