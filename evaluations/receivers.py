@@ -10,16 +10,28 @@ from django.dispatch import receiver
 
 from evaluations import queue
 from evaluations.models import EvaluationCase
+from kionga import prepared_sql
 from runs.models import Run
 from runs.signals import runs_ended
+
+_CASES_OF = (f"SELECT id FROM {EvaluationCase._meta.db_table} "
+             "WHERE run_id = ANY(%b::uuid[]) OR judge_run_id = ANY(%b::uuid[])")
+
+
+def cases_of(runs: list[Run]) -> list[int]:
+    """The cases whose run or judge run is one of `runs` (a prepared statement: the
+    ingester asks for every batch of ended runs, and most are no case's)."""
+    ids = [run.pk for run in runs]
+    if not prepared_sql.available():
+        return list(EvaluationCase.objects.filter(Q(run_id__in=ids) | Q(judge_run_id__in=ids))
+                    .values_list("pk", flat=True))
+    return [row[0] for row in prepared_sql.fetch_all(_CASES_OF, [ids, ids])]
 
 
 @receiver(runs_ended, sender=Run)
 def settle_evaluation_cases(sender: type[Run], runs: list[Run], **kwargs: Any) -> None:
     """A case's run or judge run ended: score it once this end is stored (one query per
     batch of ended runs, one task for all the batch's cases)."""
-    ids = [run.pk for run in runs]
-    case_ids = list(EvaluationCase.objects.filter(Q(run_id__in=ids) | Q(judge_run_id__in=ids))
-                    .values_list("pk", flat=True))
+    case_ids = cases_of(runs)
     if case_ids:
         transaction.on_commit(lambda: queue.send_settle(case_ids))

@@ -11,11 +11,13 @@ binding cursor on Django's own connection (so inside its transaction, if any) wi
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import psycopg
-from django.db import connection
+from django.db import connection, models
+from django.utils import timezone
 
 Params = Mapping[str, Any] | Sequence[Any]
 
@@ -35,3 +37,41 @@ def execute(query: str, params: Params) -> None:
 def _cursor() -> psycopg.Cursor[Any]:
     connection.ensure_connection()
     return psycopg.Cursor(connection.connection)
+
+
+def available() -> bool:
+    """True on PostgreSQL; elsewhere (the SQLite demo) callers take the ORM's way."""
+    return connection.vendor == "postgresql"
+
+
+def insert_rows(rows: Sequence[models.Model]) -> None:
+    """Insert new rows of one model in one prepared statement whatever their number
+    (their auto keys are not read back), as Model.save would store them: each
+    field's default and get_db_prep_save, auto_now_add set. The ORM's bulk_create
+    where the statement is not available (it compiles anew for every batch size)."""
+    if not rows:
+        return
+    model = type(rows[0])
+    if not available():
+        model._default_manager.bulk_create(rows)
+        return
+    query, fields = _insert_arrays(model)
+    now = timezone.now()
+    for row in rows:
+        for field in fields:
+            if getattr(field, "auto_now_add", False) or getattr(field, "auto_now", False):
+                setattr(row, field.attname, now)
+    execute(query, [[field.get_db_prep_save(getattr(row, field.attname), connection)
+                     for row in rows] for field in fields])
+
+
+@functools.cache
+def _insert_arrays(model: type[models.Model]) -> tuple[str, tuple[models.Field[Any, Any], ...]]:
+    """INSERT … SELECT FROM unnest(one binary array per column) for `model`'s concrete
+    fields but an auto key; the text is the same for every batch, so it is prepared."""
+    meta = model._meta
+    fields = tuple(f for f in meta.concrete_fields
+                   if not (f.primary_key and isinstance(f, models.AutoField | models.BigAutoField)))
+    columns = ", ".join(connection.ops.quote_name(str(f.column)) for f in fields)
+    arrays = ", ".join(f"%b::{f.db_type(connection)}[]" for f in fields)
+    return f"INSERT INTO {meta.db_table} ({columns}) SELECT * FROM unnest({arrays})", fields

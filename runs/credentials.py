@@ -14,6 +14,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 
+from kionga import prepared_sql
 from kionga.tokens import hash_token, new_token
 from runs.models import ACTIVE_STATUSES, Run, RunCredential
 
@@ -47,10 +48,18 @@ def revoke_credential(run: Run) -> None:
     revoke_credentials([run])
 
 
+_REVOKE = (f"UPDATE {RunCredential._meta.db_table} SET revoked_at = %b::timestamptz "
+           "WHERE run_id = ANY(%b::uuid[]) AND revoked_at IS NULL")
+
+
 def revoke_credentials(runs: Sequence[Run]) -> None:
-    RunCredential.objects.filter(run__in=runs, revoked_at__isnull=True).update(
-        revoked_at=timezone.now()
-    )
+    """Revoke the runs' live credentials (one prepared statement: the ingester calls
+    this for every batch of ended runs)."""
+    if not prepared_sql.available():
+        RunCredential.objects.filter(run__in=runs, revoked_at__isnull=True).update(
+            revoked_at=timezone.now())
+        return
+    prepared_sql.execute(_REVOKE, [timezone.now(), [run.pk for run in runs]])
 
 
 def find_credential(raw_token: str) -> RunCredential | None:

@@ -14,6 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from kionga import prepared_sql
 from kionga.models import AuditEvent
 from runner.protocol import TERMINAL_EVENTS
 from runs.credentials import revoke_credentials
@@ -69,7 +70,7 @@ def do_finish_runs(runs: list[Run]) -> None:
     revoke_credentials(runs)
     runs_ended.send(sender=Run, runs=runs)
     # One audit row per run, written together (kionga.audit.record writes one at a time).
-    AuditEvent.objects.bulk_create([
+    prepared_sql.insert_rows([
         AuditEvent(project_id=run.project_id, action=_audit_action(run), target_type="run",
                    target_id=str(run.pk), details={"status": run.status, "error": run.error})
         for run in runs
