@@ -4,11 +4,11 @@ Every event goes to the run's own stream (live SSE, deltas included); every stor
 event (all but node.delta) also goes to the shared ingest stream the gateway drains
 into PostgreSQL, with the MAC of the run's event key (from the signed task) so the
 gateway stores only what the run's runner sent; the terminal event also sets the
-run stream's TTL. One MULTI/EXEC
-round trip carries everything queued so far (one event when Redis keeps up), so a
-batch is applied whole or not at all and a retry never leaves half of one behind.
-(A reply lost after EXEC applied can still repeat a batch on retry: readers dedupe
-on seq, and the gateway stores each run + seq once.)
+run stream's TTL and frees the run's slot. One MULTI/EXEC round trip carries
+everything queued so far (one event when Redis keeps up), so a batch is applied
+whole or not at all and a retry never leaves half of one behind. (A reply lost
+after EXEC applied can still repeat a batch on retry: readers dedupe on seq, and
+the gateway stores each run + seq once.)
 
 The engine calls the sink synchronously, so `__call__` only appends to a buffer; a
 writer thread (one the worker process reuses) drains it. When Redis is unreachable
@@ -41,6 +41,7 @@ from redis.retry import Retry
 from runner.events import EVENTS_LOST, Event
 from runner.protocol import (
     INGEST_STREAM,
+    SLOTS_KEY,
     STREAM_MAXLEN,
     STREAM_TTL_SECONDS,
     TERMINAL_TYPES,
@@ -86,6 +87,7 @@ class EventSink:
         self._busy = False  # the writer holds a batch taken from the buffer
         self.last_seq = -1  # seq of the last stored event handed to the sink
         self.terminal_seen = False
+        self.slot_freed = False  # the terminal event was written, and the slot freed with it
         self.failed = False  # gave up: nothing more reaches Redis
         # A batch failed for another reason than connectivity: only the ending is
         # still written, as run.failed with this message.
@@ -173,7 +175,13 @@ class EventSink:
                 pipe.xadd(INGEST_STREAM, ingest_fields(self._event_key, self._run_id, data))
             if event.get("type") in TERMINAL_TYPES:
                 pipe.expire(self._stream, STREAM_TTL_SECONDS)
+                # The run's slot is freed with its ending, atomically: whoever sees the
+                # end can start the next run at once (no 429 in between), and the
+                # gateway never sees the slot free without the ending in Redis.
+                pipe.zrem(SLOTS_KEY, self._run_id)
         pipe.execute()
+        if any(event.get("type") in TERMINAL_TYPES for event in batch):
+            self.slot_freed = True
 
     def _give_up(self, lost: int) -> None:
         # Caller holds the lock. Later events would only wait as long again.

@@ -100,29 +100,30 @@ def execute(payload: Any, signature: Any, *, settings: RunnerSettings | None = N
     if claim == "no_slot":
         log.warning("run %s: its slot is gone (reaped, or never taken); not running it", run_id)
         return "no_slot"
+    sink: EventSink | None = None
     try:
-        return _run_claimed(client, settings, run_id, payload, cancelled=claim == "cancelled")
+        sink = EventSink(client, run_id, event_key=event_key_of(payload, settings.token))
+        return _run_claimed(client, settings, run_id, payload, sink,
+                            cancelled=claim == "cancelled")
     finally:
-        _release(client, run_id)
+        if sink is not None and not sink.close(SINK_CLOSE_SECONDS):
+            log.error("run %s: %d events could not be written to Redis", run_id, sink.dropped)
+        if sink is None or not sink.slot_freed:  # else freed with the terminal event
+            _release(client, run_id)
 
 
 def _run_claimed(client: redis.Redis, settings: RunnerSettings, run_id: str,
-                 payload: dict[str, Any], *, cancelled: bool) -> str:
-    sink = EventSink(client, run_id, event_key=event_key_of(payload, settings.token))
+                 payload: dict[str, Any], sink: EventSink, *, cancelled: bool) -> str:
+    if cancelled:
+        sink(_ending("run.cancelled", 0, "cancelled", "cancelled", "the run was cancelled"))
+        return "cancelled"
     try:
-        if cancelled:
-            sink(_ending("run.cancelled", 0, "cancelled", "cancelled", "the run was cancelled"))
-            return "cancelled"
-        try:
-            task = parse_task(payload, settings)
-        except PayloadError as exc:
-            log.warning("run %s: unusable payload: %s", run_id, exc)
-            sink(_ending("run.failed", 0, "invalid_request", "node_error", str(exc)))
-            return "invalid_request"
-        return _run_graph(client, settings, run_id, task, sink)
-    finally:
-        if not sink.close(SINK_CLOSE_SECONDS):
-            log.error("run %s: %d events could not be written to Redis", run_id, sink.dropped)
+        task = parse_task(payload, settings)
+    except PayloadError as exc:
+        log.warning("run %s: unusable payload: %s", run_id, exc)
+        sink(_ending("run.failed", 0, "invalid_request", "node_error", str(exc)))
+        return "invalid_request"
+    return _run_graph(client, settings, run_id, task, sink)
 
 
 def _run_graph(client: redis.Redis, settings: RunnerSettings, run_id: str, task: RunTask,
