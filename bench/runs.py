@@ -17,7 +17,8 @@ exactly as the Procfile does. Figures, each with the floor measured in the same 
   database, this client; from /proc/<pid>/stat) in `cpu_ms_per_run`;
 - the same for the combined route (POST …/runs with Accept: text/event-stream, one
   request per run): latency, throughput and `combined_cpu_ms_per_run`.
-Clients read every stream to its end over kept-alive connections (a fair client).
+Clients read every stream to its end over kept-alive connections (a fair client;
+bench/http_client.py, light enough not to take the stack's CPU).
 KIONGA_BENCH_DB names the database (one per concurrent bench); --profile DIR records
 py-spy stacks of the stack's processes during the combined route's throughput.
 The last line is one JSON object of the figures.
@@ -45,6 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.cpu import CpuMeter, group, postgres_backends, this_process  # noqa: E402
+from bench.http_client import Connection, lines  # noqa: E402
 from tests.stack import VENV_BIN, Stack  # noqa: E402
 
 DB_NAME = os.environ.get("KIONGA_BENCH_DB", "kionga_bench")  # one per concurrent bench
@@ -150,24 +152,27 @@ def _read_events(lines: Any) -> list[tuple[dict[str, Any], float]]:
 
 
 class Client:
+    """httpx for the set-up and the approvals; the measured requests (start, follow,
+    start and follow) on bench.http_client's lighter kept-alive connection."""
+
     def __init__(self, stack: Stack, token: str) -> None:
         self.http = httpx.Client(base_url=stack.base_url, timeout=60,
                                  headers={"Authorization": f"Bearer {token}"})
+        self.conn = Connection(stack.base_url, token)
 
-    def start(self, design_id: str, text: str) -> httpx.Response:
-        return self.http.post(f"/api/v1/agent-designs/{design_id}/runs", json={"input": text})
+    def start(self, design_id: str, text: str) -> tuple[int, Any]:
+        return self.conn.json("POST", f"/api/v1/agent-designs/{design_id}/runs",
+                              {"input": text})
 
     def follow(self, design_id: str, run_id: str) -> tuple[list[tuple[dict[str, Any], float]],
                                                           float]:
         """Events (deltas included) as they arrive on SSE, each with its arrival time
         (epoch s), and the time the stream was open."""
         url = f"/api/v1/agent-designs/{design_id}/runs/{run_id}/events"
-        got = []
-        with self.http.stream("GET", url, headers={"Accept": "text/event-stream"}) as response:
-            assert response.status_code == 200, response.read()
-            opened = time.time()
-            got = _read_events(response.iter_lines())
-        return got, opened
+        response = self.conn.send("GET", url, accept="text/event-stream")
+        assert response.status == 200, response.read()
+        opened = time.time()
+        return _read_events(lines(response)), opened
 
     def start_and_follow(self, design_id: str, text: str) -> tuple[float, list[float]]:
         """run_once through the combined route: POST …/runs with Accept:
@@ -175,17 +180,16 @@ class Client:
         url = f"/api/v1/agent-designs/{design_id}/runs"
         while True:
             start = time.perf_counter()
-            with self.http.stream("POST", url, json={"input": text},
-                                  headers={"Accept": "text/event-stream"}) as response:
-                if response.status_code == 429:  # at capacity: try again
-                    REFUSED[0] += 1
-                    response.read()
-                    time.sleep(0.002)
-                    continue
-                assert response.status_code == 201, response.read()
-                opened = time.time()
-                events = _read_events(response.iter_lines())
-                break
+            response = self.conn.send("POST", url, {"input": text}, accept="text/event-stream")
+            if response.status == 429:  # at capacity: try again
+                REFUSED[0] += 1
+                response.read()
+                time.sleep(0.002)
+                continue
+            assert response.status == 201, response.read()
+            opened = time.time()
+            events = _read_events(lines(response))
+            break
         total = (time.perf_counter() - start) * 1000
         assert events and events[-1][0]["type"] == "run.completed", events[-1:]
         lags = [(arrived - at) * 1000 for at, arrived in
@@ -196,7 +200,7 @@ class Client:
     def approved_run_lags(self, design_id: str, text: str) -> list[float]:
         """Latencies (ms) of the events a run produces after a person approves it, read
         by a client that was listening all along: the runner's own pace, not a backlog."""
-        run_id = self.start(design_id, text).json()["id"]
+        run_id = self.start(design_id, text)[1]["id"]
         url = f"/api/v1/agent-designs/{design_id}/runs/{run_id}/events"
         lags: list[float] = []
         decided = float("inf")
@@ -218,14 +222,14 @@ class Client:
         """(ms from POST to run.completed on SSE, latencies in ms of the events the runner
         produced while the stream was open)."""
         start = time.perf_counter()
-        response = self.start(design_id, text)
-        while response.status_code == 429:  # at capacity: try again, as a client would
+        status, body = self.start(design_id, text)
+        while status == 429:  # at capacity: try again, as a client would
             REFUSED[0] += 1
             time.sleep(0.002)
             start = time.perf_counter()
-            response = self.start(design_id, text)
-        assert response.status_code == 201, response.text
-        events, opened = self.follow(design_id, response.json()["id"])
+            status, body = self.start(design_id, text)
+        assert status == 201, body
+        events, opened = self.follow(design_id, body["id"])
         total = (time.perf_counter() - start) * 1000
         assert events and events[-1][0]["type"] == "run.completed", events[-1:]
         produced = [(datetime.fromisoformat(e["at"]).timestamp(), arrived)
