@@ -1,5 +1,6 @@
 """The writes of a run start in one statement: the run, its credential and the
-`run.started` audit row (data-modifying CTEs, so one round trip and no ORM work).
+`run.started` audit row (data-modifying CTEs, so one round trip and no ORM work),
+prepared (kionga.prepared_sql).
 One statement is atomic on its own: callers need no transaction around it.
 
 The rows are the ORM's own instances, built with every default and converted with
@@ -15,6 +16,7 @@ from typing import Any
 from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transaction
 from django.utils import timezone
 
+from kionga import prepared_sql
 from kionga.models import AuditEvent
 from runs.models import Run, RunCredential
 
@@ -35,8 +37,9 @@ def insert_started(run: Run, credential: RunCredential, audit_row: AuditEvent) -
     params = [f.get_db_prep_save(getattr(row, f.attname), db)
               for row, fields in ((run, run_fields), (credential, cred_fields),
                                   (audit_row, audit_fields)) for f in fields]
-    with db.cursor() as cursor:
-        cursor.execute(f"WITH r AS ({run_sql}), c AS ({cred_sql}) {audit_sql}", params)
+    # Prepared and bound server side: the same text for every start, so PostgreSQL
+    # plans it once per connection and the JSON values are not escaped in Python.
+    prepared_sql.execute(f"WITH r AS ({run_sql}), c AS ({cred_sql}) {audit_sql}", params)
     for row in (run, credential, audit_row):
         row._state.adding = False
         row._state.db = db.alias
