@@ -7,9 +7,8 @@
   reads CONTENT_LENGTH bytes, so without this a chunked body would look empty.
 - More header fields than MAX_HEADER_FIELDS, or more than MAX_HEADER_BYTES of them,
   is 431. What a client can make the server buffer before that is bounded by the
-  HTTP parser (uvicorn --http h11 with --h11-max-incomplete-event-size, see the
-  Procfile: it refuses a header block still incomplete past 16 KiB, so at most one
-  64 KiB read plus 16 KiB; httptools would buffer without limit).
+  HTTP parser (kionga.http_protocol, see the Procfile: it refuses a head still
+  incomplete past 24 KiB, so at most one 64 KiB read plus 24 KiB).
 
 kionga.parsers refuses oversized bodies too, for requests that do not come through
 here (the test client, a WSGI server).

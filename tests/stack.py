@@ -24,9 +24,8 @@ import redis
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
 RUNNER_TOKEN = "e2e-runner-token-0123456789abcdef"
-# As in the Procfile: h11 bounds the request line and header block (16 KiB), where
-# httptools would buffer headers without limit.
-HTTP_LIMITS = ["--http", "h11", "--h11-max-incomplete-event-size", "16384"]
+# As in the Procfile: httptools, with the bound on a request's head that h11 had built in.
+HTTP_LIMITS = ["--http", "kionga.http_protocol:BoundedHttpToolsProtocol"]
 
 
 def free_port() -> int:
