@@ -108,8 +108,9 @@ class TokenRevocation(models.Model):
 
 class AuditEvent(models.Model):
     # Nullable links: audit rows outlive the users and projects they mention.
-    project = models.ForeignKey(
-        Project, null=True, blank=True, on_delete=models.SET_NULL, related_name="audit_events"
+    project = models.ForeignKey(  # indexed by audit_project_created, which begins with it
+        Project, null=True, blank=True, on_delete=models.SET_NULL, related_name="audit_events",
+        db_index=False,
     )
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL

@@ -25,14 +25,19 @@ class Run(models.Model):
         CANCELLED = "cancelled"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="runs")
+    # No index of their own for project, design and agent: the Meta indexes begin with
+    # them and serve their lookups and cascades; a redundant index is written on every
+    # run's insert and status update (status changes are never HOT updates).
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="runs",
+                                db_index=False)
     design = models.ForeignKey(
-        "designs.Design", null=True, blank=True, on_delete=models.CASCADE, related_name="runs"
+        "designs.Design", null=True, blank=True, on_delete=models.CASCADE, related_name="runs",
+        db_index=False,
     )
     version_id = models.CharField(max_length=64, blank=True)
     # Set on the turns a deployed agent served (runs/agent_turns.py): each turn is a run.
     agent = models.ForeignKey("deployments.Agent", null=True, blank=True,
-                              on_delete=models.CASCADE, related_name="turns")
+                              on_delete=models.CASCADE, related_name="turns", db_index=False)
     # Reported by the agent runtime for its turns (the runtime's own clock).
     latency_ms = models.PositiveIntegerField(null=True, blank=True)
     revision = models.PositiveIntegerField(null=True, blank=True)
@@ -101,7 +106,9 @@ class Run(models.Model):
 class RunEvent(models.Model):
     """A stored run event (node.delta is never stored). Unique per (run, seq): exactly once."""
 
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="events")
+    # Indexed by the (run, seq) constraint, which begins with it.
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="events",
+                            db_index=False)
     seq = models.PositiveIntegerField()
     type = models.CharField(max_length=32)
     data = models.JSONField()
