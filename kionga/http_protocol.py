@@ -8,7 +8,7 @@ grow the process without limit. h11 has that bound built in (its
 max_incomplete_event_size); this protocol adds it to httptools: the bytes received
 while a request's head is incomplete are counted, and past MAX_HEAD_BYTES the request
 is answered 431 and the connection closed. The count is per read (a read is at most
-64 KiB), so a head is buffered up to MAX_HEAD_BYTES plus one read at most.
+64 KiB), so a head is buffered up to MAX_HEAD_BYTES plus two reads at most.
 
 The finer limits (header fields and their bytes, body sizes) are kionga.http_limits',
 after parsing. Start uvicorn with `--http kionga.http_protocol:BoundedHttpToolsProtocol`.
@@ -31,31 +31,30 @@ MAX_HEAD_BYTES: Final = MAX_HEADER_BYTES + 8 * 1024
 class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._in_head = True  # a request's head is being received (or awaited)
+        self._head_open = False  # a request's head has begun and is not complete
         self._head_bytes = 0
         self._refused = False
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
             return  # closing: whatever still arrives is dropped
-        if self._in_head:
+        was_open = self._head_open
+        super().data_received(data)
+        # Only a read that is head from its first byte to its last counts: the one a
+        # head begins in may end a body before it, the one it completes in may hold a
+        # body after it. So a head is buffered up to the bound plus two reads at most.
+        if was_open and self._head_open:
             self._head_bytes += len(data)
             if self._head_bytes > MAX_HEAD_BYTES:
                 self._refuse_head()
-                return
-        super().data_received(data)
 
     def on_message_begin(self) -> None:
-        self._in_head, self._head_bytes = True, 0
+        self._head_open, self._head_bytes = True, 0
         super().on_message_begin()
 
     def on_headers_complete(self) -> None:
-        self._in_head = False
+        self._head_open = False
         super().on_headers_complete()
-
-    def on_message_complete(self) -> None:
-        self._in_head, self._head_bytes = True, 0  # what comes next is the next head
-        super().on_message_complete()
 
     def _refuse_head(self) -> None:
         from kionga.errors import error_body  # imports DRF: only once Django is set up
