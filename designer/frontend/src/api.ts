@@ -1,4 +1,6 @@
 // The public DRF API from the browser: session cookie, CSRF header on unsafe methods.
+import type { EventSourceMessage } from "eventsource-parser";
+import { EventSourceParserStream } from "eventsource-parser/stream";
 
 export class ApiError extends Error {
   constructor(
@@ -36,19 +38,54 @@ export async function api<T>(method: string, path: string, body?: unknown,
     init.body = JSON.stringify(body);
   }
   const response = await fetch(base + path, init);
-  const text = await response.text();
-  let data: unknown = null;
-  try {
-    data = text ? JSON.parse(text) : null;
-  } catch {
-    data = null;
-  }
-  if (!response.ok) {
-    const err = (data as { error?: { code?: string; message?: string; details?: Record<string, unknown> } } | null)?.error;
-    throw new ApiError(response.status, err?.code ?? "http_" + response.status,
-                       err?.message ?? response.statusText, err?.details ?? {});
-  }
+  const data = await readJson(response);
+  if (!response.ok) throw apiError(response, data);
   return data as T;
+}
+
+async function readJson(response: Response): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch {
+    return null;
+  }
+}
+
+function apiError(response: Response, data: unknown): ApiError {
+  const err = (data as { error?: { code?: string; message?: string; details?: Record<string, unknown> } } | null)?.error;
+  return new ApiError(response.status, err?.code ?? "http_" + response.status,
+                      err?.message ?? response.statusText, err?.details ?? {});
+}
+
+/**
+ * POST with `Accept: text/event-stream`: for `…/runs`, the run starts and its events
+ * follow in the same response (its first frame, `event: run`, is the run). Each frame
+ * goes to onMessage as it arrives; resolves when the server ends the stream. An
+ * answer that is not a stream (a refused start) throws ApiError, as api() does.
+ */
+export async function streamPost(path: string, body: unknown, headers: Record<string, string>,
+                                 onMessage: (message: EventSourceMessage) => void,
+                                 signal: AbortSignal): Promise<void> {
+  const response = await fetch(base + path, {
+    method: "POST",
+    credentials: "same-origin",
+    signal,
+    headers: { Accept: "text/event-stream", "Content-Type": "application/json",
+               "X-CSRFToken": csrfToken(), ...headers },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok || !response.body
+      || !(response.headers.get("Content-Type") ?? "").startsWith("text/event-stream")) {
+    throw apiError(response, await readJson(response));
+  }
+  const reader = response.body.pipeThrough(new TextDecoderStream())
+    .pipeThrough(new EventSourceParserStream()).getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    onMessage(value);
+  }
 }
 
 export function eventsUrl(designId: string, runId: string, after: number): string {

@@ -336,9 +336,16 @@ def test_it_runs_streams_resumes_and_cancels(
     tab.screenshot("canvas-9-topic-router")
     page.get_by_role("tab", name="Run").click()
     page.get_by_label("Run input").fill("hello there")
+    runs_requests: list[tuple[str, str, str]] = []
+    page.on("request", lambda r: runs_requests.append(
+        (r.method, r.url, r.headers.get("accept", ""))) if "/runs" in r.url else None)
     page.get_by_role("button", name="Run", exact=True).click()
     status = page.get_by_test_id("run-status")
     expect(status).to_have_attribute("data-status", "completed")
+    # Started and followed in one request: no separate stream was opened for the run.
+    starts = [r for r in runs_requests if r[0] == "POST" and r[1].endswith("/runs")]
+    assert [accept for _m, _u, accept in starts] == ["text/event-stream"], runs_requests
+    assert not [r for r in runs_requests if "/events" in r[1]], runs_requests
     for node_id in ("input", "router", "greeting", "model", "output"):
         expect(node(page, node_id).locator(".k-node")).to_have_attribute("data-status",
                                                                          "completed")

@@ -1,7 +1,9 @@
 // Run panel: start a run of the saved revision, follow its events live (SSE), cancel,
-// and list past runs to replay from their stored events.
+// and list past runs to replay from their stored events. A run starts and streams in
+// one request (POST …/runs with Accept: text/event-stream); the events route (an
+// EventSource) resumes a stream that dropped and a run opened after a reload.
 import { useCallback, useEffect, useRef, useState } from "react";
-import { api, ApiError, eventsUrl } from "../api";
+import { api, ApiError, eventsUrl, streamPost } from "../api";
 import { applyEvent, emptyRun, TERMINAL, type RunView } from "../runstate";
 import type { Run, RunEvent } from "../types";
 import { parseTurns } from "../turns";
@@ -41,6 +43,7 @@ export function RunPanel({ designId, nodeIds, dirty, canEdit, saveFirst, onView 
   const [past, setPast] = useState<Run[] | null>(null);
   const [replaying, setReplaying] = useState(false);
   const source = useRef<EventSource | null>(null);
+  const starting = useRef<AbortController | null>(null);  // the one-request start's stream
   const viewRef = useRef<RunView | null>(null);
   const replayTimer = useRef<number | null>(null);
 
@@ -58,6 +61,8 @@ export function RunPanel({ designId, nodeIds, dirty, canEdit, saveFirst, onView 
   const close = () => {
     source.current?.close();
     source.current = null;
+    starting.current?.abort();
+    starting.current = null;
   };
 
   const finish = useCallback((runId: string, status: string) => {
@@ -69,20 +74,24 @@ export function RunPanel({ designId, nodeIds, dirty, canEdit, saveFirst, onView 
       () => undefined);
   }, [designId]);
 
+  /** Apply one streamed event; true for the run's terminal event. */
+  const take = useCallback((runId: string, data: string): boolean => {
+    const event = JSON.parse(data) as RunEvent;
+    publish(applyEvent(viewRef.current ?? emptyRun(), event));
+    if (!TERMINAL.has(event.type)) return false;
+    finish(runId, event.type.slice(4));
+    return true;
+  }, [finish, publish]);
+
   const follow = useCallback((runId: string, after: number) => {
     close();
     const es = new EventSource(eventsUrl(designId, runId, after));
     source.current = es;
-    const onEvent = (msg: MessageEvent) => {
-      const event = JSON.parse(msg.data) as RunEvent;
-      const next = applyEvent(viewRef.current ?? emptyRun(), event);
-      publish(next);
-      if (TERMINAL.has(event.type)) finish(runId, event.type.slice(4));
-    };
+    const onEvent = (msg: MessageEvent) => { take(runId, msg.data); };
     for (const t of EVENT_TYPES) es.addEventListener(t, onEvent);
     es.addEventListener("delta", onEvent);
     // EventSource reconnects by itself with Last-Event-ID; nothing to do on error.
-  }, [designId, finish, publish]);
+  }, [designId, take]);
 
   /** Open a run: its stored events first, then live from the last seq (a reload resumes). */
   const open = useCallback(async (runId: string, live: boolean) => {
@@ -119,19 +128,40 @@ export function RunPanel({ designId, nodeIds, dirty, canEdit, saveFirst, onView 
     if (earlier.error) { setError(`History: ${earlier.error}`); return; }
     if (earlier.turns.length) body.history = earlier.turns;
     if (stopAfter) body.stop_after = stopAfter;
+    close();
+    const stream = new AbortController();
+    starting.current = stream;
+    let runId: string | null = null;
+    let ended = false;
     try {
-      const r = await api<Run>("POST", `/agent-designs/${designId}/runs`, body,
-                               { "Idempotency-Key": crypto.randomUUID() });
-      setRun(r);
-      publish(emptyRun());
-      setHashRunId(r.id);
-      follow(r.id, -1);
+      await streamPost(`/agent-designs/${designId}/runs`, body,
+                       { "Idempotency-Key": crypto.randomUUID() }, (message) => {
+        if (message.event === "run") {  // the first frame: the run, as the JSON start answers
+          const r = JSON.parse(message.data) as Run;
+          runId = r.id;
+          setRun(r);
+          publish(emptyRun());
+          setHashRunId(r.id);
+        } else if (runId) {
+          ended = take(runId, message.data) || ended;
+        }
+      }, stream.signal);
     } catch (e) {
-      if (e instanceof ApiError) {
-        const issues = (e.details.issues as { message: string }[] | undefined) ?? [];
-        setError(`${e.message}${issues.length ? " " + issues.map((i) => i.message).join(" ") : ""}`);
-      } else setError(String(e));
+      if (stream.signal.aborted) return;  // closed here: the run ended, or another began
+      if (runId === null) showStartError(e);
     }
+    // The stream dropped before the run's end: resume on the events route from the
+    // last event seen (the run goes on regardless).
+    if (runId !== null && !ended && starting.current === stream) {
+      follow(runId, viewRef.current?.lastSeq ?? -1);
+    }
+  };
+
+  const showStartError = (e: unknown) => {
+    if (e instanceof ApiError) {
+      const issues = (e.details.issues as { message: string }[] | undefined) ?? [];
+      setError(`${e.message}${issues.length ? " " + issues.map((i) => i.message).join(" ") : ""}`);
+    } else setError(String(e));
   };
 
   const cancel = async () => {
