@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 from django.db import connection, models
 from django.utils import timezone
 
 Params = Mapping[str, Any] | Sequence[Any]
+M = TypeVar("M", bound=models.Model)
 
 
 def fetch_all(query: str, params: Params) -> list[tuple[Any, ...]]:
@@ -75,3 +76,20 @@ def _insert_arrays(model: type[models.Model]) -> tuple[str, tuple[models.Field[A
     columns = ", ".join(connection.ops.quote_name(str(f.column)) for f in fields)
     arrays = ", ".join(f"%b::{f.db_type(connection)}[]" for f in fields)
     return f"INSERT INTO {meta.db_table} ({columns}) SELECT * FROM unnest({arrays})", fields
+
+
+def columns(model: type[models.Model], alias: str) -> str:
+    """The select list of `model`'s concrete fields under `alias`, in build()'s order."""
+    return ", ".join(f'{alias}."{f.column}"' for f in model._meta.concrete_fields)
+
+
+def build(model: type[M], values: Sequence[Any]) -> M:
+    """An instance from the values of columns(model, …), as the ORM builds one from a
+    row (each field's database converters applied: JSON decoded and so on)."""
+    fields = model._meta.concrete_fields
+    converted = []
+    for field, value in zip(fields, values, strict=True):
+        for convert in field.get_db_converters(connection):
+            value = convert(value, None, connection)
+        converted.append(value)
+    return model.from_db(connection.alias, [f.attname for f in fields], converted)

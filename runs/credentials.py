@@ -10,11 +10,15 @@ slot, which the runner frees when the run ends).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Final
 
+from django.contrib.auth.models import User
 from django.utils import timezone
 
 from kionga import prepared_sql
+from kionga.models import Membership
 from kionga.tokens import hash_token, new_token
 from runs.models import ACTIVE_STATUSES, Run, RunCredential
 
@@ -62,23 +66,66 @@ def revoke_credentials(runs: Sequence[Run]) -> None:
     prepared_sql.execute(_REVOKE, [timezone.now(), [run.pk for run in runs]])
 
 
-def find_credential(raw_token: str) -> RunCredential | None:
+@dataclass(frozen=True)
+class FoundCredential:
+    """A run credential with its run (and the run's starter, run.created_by) and the
+    starter's role in the run's project (None: no longer a member)."""
+
+    run: Run
+    revoked: bool
+    starter_role: str | None
+
+    @property
+    def live(self) -> bool:
+        return not self.revoked and self.run.status in ACTIVE_STATUSES
+
+
+# The internal listener reads this for every resource call a run makes: one prepared
+# statement (the credential, its run, the starter and the starter's membership).
+_FIND: Final = f"""
+SELECT c.revoked_at IS NOT NULL, m.role, {prepared_sql.columns(Run, "r")},
+       {prepared_sql.columns(User, "u")}
+FROM {RunCredential._meta.db_table} c
+JOIN {Run._meta.db_table} r ON r.id = c.run_id
+LEFT JOIN {User._meta.db_table} u ON u.id = r.created_by_id
+LEFT JOIN {Membership._meta.db_table} m
+  ON m.project_id = r.project_id AND m.user_id = r.created_by_id
+WHERE c.token_hash = %(hash)s AND c.created_at > %(since)s
+"""
+_RUN_WIDTH: Final = len(Run._meta.concrete_fields)
+
+
+def find_credential(raw_token: str) -> FoundCredential | None:
     """The credential raw_token is, revoked or not, unless unknown or too old."""
     if not raw_token.startswith(CREDENTIAL_PREFIX):
         return None
     # An exact lookup on the unique hash: timing can at most reveal a hash prefix, and
     # a hash of a random 256-bit value gives nothing back about the value.
-    return RunCredential.objects.select_related("run__project", "run__created_by").filter(
-        token_hash=hash_token(raw_token),
-        created_at__gt=timezone.now() - CREDENTIAL_MAX_AGE,
-    ).first()
+    token_hash, since = hash_token(raw_token), timezone.now() - CREDENTIAL_MAX_AGE
+    if not prepared_sql.available():
+        return _find_orm(token_hash, since)
+    rows = prepared_sql.fetch_all(_FIND, {"hash": token_hash, "since": since})
+    if not rows:
+        return None
+    revoked, role, *values = rows[0]
+    run = prepared_sql.build(Run, values[:_RUN_WIDTH])
+    user_values = values[_RUN_WIDTH:]
+    run.created_by = None if user_values[0] is None else prepared_sql.build(User, user_values)
+    return FoundCredential(run, bool(revoked), role)
 
 
-def is_live(credential: RunCredential) -> bool:
-    return credential.revoked_at is None and credential.run.status in ACTIVE_STATUSES
+def _find_orm(token_hash: str, since: datetime) -> FoundCredential | None:
+    credential = RunCredential.objects.select_related("run__created_by").filter(
+        token_hash=token_hash, created_at__gt=since).first()
+    if credential is None:
+        return None
+    run = credential.run
+    role = None if run.created_by_id is None else Membership.objects.filter(
+        project_id=run.project_id, user_id=run.created_by_id).values_list("role", flat=True).first()
+    return FoundCredential(run, credential.revoked_at is not None, role)
 
 
 def find_active_run(raw_token: str) -> Run | None:
     """The run whose live credential is raw_token, or None (unknown, revoked, old, run ended)."""
-    credential = find_credential(raw_token)
-    return credential.run if credential is not None and is_live(credential) else None
+    found = find_credential(raw_token)
+    return found.run if found is not None and found.live else None

@@ -24,14 +24,13 @@ from kionga import prepared_sql
 from runner.protocol import TERMINAL_TYPES
 from runs.models import Run, RunEvent
 
-_RUN_FIELDS: Final = [f for f in Run._meta.concrete_fields]
-_RUN_COLUMNS: Final = ", ".join(f'r."{f.column}"' for f in _RUN_FIELDS)
+_RUN_WIDTH: Final = len(Run._meta.concrete_fields)
 _RUNS: Final = Run._meta.db_table
 _APPLIED: Final = ("status", "started_at", "finished_at", "output", "error", "tokens")
 _EVENTS: Final = RunEvent._meta.db_table
 
 _LOCK: Final = f"""
-SELECT {_RUN_COLUMNS},
+SELECT {prepared_sql.columns(Run, "r")},
        ARRAY(SELECT e.seq FROM {_EVENTS} e WHERE e.run_id = r.id AND e.seq = ANY(%b::integer[])),
        (SELECT max(e.seq) FROM {_EVENTS} e WHERE e.run_id = r.id AND e.type = ANY(%b::text[]))
 FROM {_RUNS} r WHERE r.id = ANY(%b::uuid[]) ORDER BY r.id FOR UPDATE OF r
@@ -64,12 +63,10 @@ def lock_runs(run_ids: Iterable[str], seqs: Iterable[int]) -> dict[uuid.UUID, Lo
     if not _postgres():
         return _lock_runs_orm(ids, set(seqs))
     rows = prepared_sql.fetch_all(_LOCK, [sorted(set(seqs)), list(TERMINAL_TYPES), ids])
-    names = [f.attname for f in _RUN_FIELDS]
-    count = len(names)
     locked: dict[uuid.UUID, LockedRun] = {}
     for row in rows:
-        run = Run.from_db(connection.alias, names, _from_db(row[:count]))
-        locked[run.pk] = LockedRun(run, set(row[count]), row[count + 1])
+        run = prepared_sql.build(Run, row[:_RUN_WIDTH])
+        locked[run.pk] = LockedRun(run, set(row[_RUN_WIDTH]), row[_RUN_WIDTH + 1])
     return locked
 
 
@@ -83,17 +80,6 @@ def _lock_runs_orm(ids: list[uuid.UUID], seqs: set[int]) -> dict[uuid.UUID, Lock
                 .values_list("run_id", "seq"))
     return {pk: LockedRun(run, stored.get(pk, set()), ends.get(pk))
             for pk, run in runs.items()}
-
-
-def _from_db(values: tuple[Any, ...]) -> list[Any]:
-    """Column values as the ORM would hand them to from_db (JSON decoded, etc.)."""
-    out = []
-    for field, value in zip(_RUN_FIELDS, values, strict=True):
-        converters = field.get_db_converters(connection)
-        for convert in converters:
-            value = convert(value, None, connection)
-        out.append(value)
-    return out
 
 
 def insert_events(rows: list[tuple[Run, dict[str, Any]]]) -> None:

@@ -31,12 +31,12 @@ from rest_framework.request import Request
 from deployments.credentials import AGENT_CREDENTIAL_PREFIX
 from kionga.access import ROLE_RANK
 from kionga.errors import APIError, ErrorCode
-from kionga.models import Membership, Role
+from kionga.models import Role
 from kionga.redis_client import sync_redis
 from runner import protocol
 from runner.resources import RUN_CANCELLED
 from runs.agent_auth import agent_turn
-from runs.credentials import find_credential, is_live
+from runs.credentials import find_credential
 from runs.models import Run
 
 REALM = 'Bearer realm="internal"'
@@ -58,17 +58,20 @@ class RunCredentialAuthentication(BaseAuthentication):
         raw = parts[1].decode("latin-1")
         if raw.startswith(AGENT_CREDENTIAL_PREFIX):
             return AnonymousUser(), agent_turn(request, raw)
-        credential = find_credential(raw)
-        if credential is None:
+        found = find_credential(raw)
+        if found is None:
             raise invalid_credential("The run credential is unknown, revoked or its run ended.")
-        run = credential.run
-        if not is_live(credential) or not in_flight(run):
+        run = found.run
+        if not found.live or not in_flight(run):
             if cancel_requested(run):
                 raise invalid_credential("The run was cancelled.", RUN_CANCELLED)
             raise invalid_credential("The run credential is unknown, revoked or its run ended.")
         if run.created_by is None:
             # The person was deleted: nobody's grants left to inherit.
             raise resource_denied("The person who started this run no longer exists.")
+        # The starter's grant, read with the credential: after every 401, as DRF would
+        # check a permission (403 resource_denied).
+        check_grant(run.created_by, found.starter_role)
         return run.created_by, run
 
     def authenticate_header(self, request: Request) -> str:
@@ -76,14 +79,14 @@ class RunCredentialAuthentication(BaseAuthentication):
 
 
 class HasLiveRunGrant(BasePermission):
-    """The run's starter is still active and an editor or admin of the run's project."""
+    """A run credential authenticated the call. Its grant (the run's starter still
+    active and an editor or admin of the run's project) is checked with it, by
+    RunCredentialAuthentication, from the same read; an agent turn's grant is its live
+    agent credential."""
 
     def has_permission(self, request: Request, view: Any) -> bool:
-        run = request.auth
-        if not isinstance(run, Run):  # only RunCredentialAuthentication authenticates here
+        if not isinstance(request.auth, Run):  # only RunCredentialAuthentication authenticates
             raise invalid_credential("A run credential is required.")
-        if run.agent_id is None:  # an agent turn's grant is its live agent credential
-            check_live_grant(run)
         return True
 
 
@@ -106,13 +109,11 @@ def _redis(read: Callable[[redis.Redis], Any]) -> Any:
                        "The run's state cannot be read (Redis is unreachable); retry.") from None
 
 
-def check_live_grant(run: Run) -> None:
-    """403 resource_denied unless run.created_by may still run things in run.project."""
-    user = run.created_by
-    membership = None
-    if user is not None and user.is_active:
-        membership = Membership.objects.filter(project_id=run.project_id, user_id=user.pk).first()
-    if membership is None or ROLE_RANK[membership.role] < ROLE_RANK[Role.EDITOR]:
+def check_grant(starter: User | None, role: str | None) -> None:
+    """403 resource_denied unless the run's starter, with this role in the run's project
+    (None: not a member), may still run things there."""
+    if (starter is None or not starter.is_active
+            or ROLE_RANK.get(role or "", 0) < ROLE_RANK[Role.EDITOR]):
         raise resource_denied("The person who started this run may no longer run agents "
                               "in its project.")
 

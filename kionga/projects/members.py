@@ -4,7 +4,8 @@ A project always keeps an admin: the last one can be neither removed nor demoted
 (409 last_admin). The check runs under a lock on the project's admin rows, so two
 admins demoting each other at once cannot both succeed. Removing someone takes
 effect at once: kionga.access reads memberships on every request, and a run's
-internal calls re-read the starter's grant (runs.run_auth.check_live_grant).
+internal calls re-read the starter's grant (runs.credentials.find_credential,
+runs.run_auth.check_grant).
 """
 
 from __future__ import annotations
