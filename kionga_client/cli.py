@@ -216,6 +216,11 @@ class Progress:
             self.out.err.print(f"{kind}", style="bold", markup=False)
 
 
+def stream_dropped(out: Out) -> Callable[[int | None], None]:
+    """What a follower says when a run's stream dropped and it resumes."""
+    return lambda seq: out.log(f"stream dropped; resuming after event {seq}")
+
+
 def follow_run(ctx: click.Context, gw: Gateway, out: Out, command: str, design_id: str,
                run_id: str, events: Iterator[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Follow a run to its end (its `events` when the start already streams them); Ctrl+C
@@ -223,8 +228,7 @@ def follow_run(ctx: click.Context, gw: Gateway, out: Out, command: str, design_i
     progress = Progress(out)
     try:
         if events is None:
-            events = ops.follow(gw, design_id, run_id, on_reconnect=lambda seq: out.log(
-                f"stream dropped; resuming after event {seq}"))
+            events = ops.follow(gw, design_id, run_id, on_reconnect=stream_dropped(out))
         for event in events:
             progress(event)
         return ops.wait_stored(gw, design_id, run_id)
@@ -373,7 +377,8 @@ def run(gw: Gateway, out: Out, design_id: str, text: str, version: int | None, y
     else:  # start and follow in one request
         started, events = ops.run_start_streaming(
             gw, design_id, text, plan=plan, allow_side_effects=allow_side_effects,
-            session_id=session_id, idempotency_key=idempotency_key)
+            session_id=session_id, idempotency_key=idempotency_key,
+            on_reconnect=stream_dropped(out))
     out.log(f"run {started['run_id']} started")
     if detach:
         return ops.Result(started, warnings)

@@ -304,10 +304,12 @@ def _start_body(text: str, session_id: str | None, plan: dict[str, Any] | None =
 def run_start_streaming(gw: Gateway, design_id: str, text: str, *, plan: dict[str, Any],
                         allow_side_effects: bool = False, session_id: str | None = None,
                         idempotency_key: str | None = None,
+                        on_reconnect: Callable[[int | None], None] | None = None,
                         ) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
     """Start a run of the planned revision and follow it in the same request (`POST
     …/runs` with `Accept: text/event-stream`): the run as the gateway answers it, and its
-    events to the end (a dropped stream resumes on the events route, as `follow`)."""
+    events to the end (a dropped stream resumes on the events route, as `follow`, with
+    on_reconnect told so before each resumption)."""
     headers = {"Accept": "text/event-stream"}
     if idempotency_key:
         headers["Idempotency-Key"] = idempotency_key
@@ -333,11 +335,12 @@ def run_start_streaming(gw: Gateway, design_id: str, text: str, *, plan: dict[st
         stream.close()
         raise
     run = _run_data(json.loads(head.data))
-    return run, _rest_of(gw, design_id, run["run_id"], stream, events)
+    return run, _rest_of(gw, design_id, run["run_id"], stream, events, on_reconnect)
 
 
 def _rest_of(gw: Gateway, design_id: str, run_id: str, stream: ExitStack,
-             events: Iterator[Any]) -> Iterator[dict[str, Any]]:
+             events: Iterator[Any], on_reconnect: Callable[[int | None], None] | None
+             ) -> Iterator[dict[str, Any]]:
     at = _Position()
     with stream:
         try:
@@ -345,7 +348,9 @@ def _rest_of(gw: Gateway, design_id: str, run_id: str, stream: ExitStack,
         except (httpx.TransportError, SSEError):
             pass  # resumed below, from the last event seen
     if not at.ended:
-        yield from follow(gw, design_id, run_id, at.last_event_id)
+        if on_reconnect is not None:
+            on_reconnect(at.last_event_id)
+        yield from follow(gw, design_id, run_id, at.last_event_id, on_reconnect=on_reconnect)
 
 
 @dataclass

@@ -20,9 +20,11 @@ class Kionga:
     def __init__(self, stack: Stack, token: str, url: str | None = None) -> None:
         self.env = {"KIONGA_URL": url or stack.base_url, "KIONGA_TOKEN": token}
         self.commands: set[str] = set()
+        self.stderr = ""  # the last command's (progress and log lines)
 
     def __call__(self, *args: str, code: int = 0) -> dict[str, Any]:
         result = CliRunner().invoke(cli, [*args, "--json"], env=self.env)
+        self.stderr = result.stderr
         assert result.exception is None or isinstance(result.exception, SystemExit), (
             result.exception)
         lines = result.stdout.splitlines()

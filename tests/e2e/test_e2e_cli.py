@@ -143,33 +143,37 @@ def test_each_failure_has_its_exit_code(stack: Stack, api: Api, alice: Any, caro
 
 
 
-def test_a_followed_stream_resumes_after_a_dropped_line(stack: Stack, api: Api,
-                                                        alice: Any) -> None:
-    """A real proxy between the CLI and the gateway cuts the first event stream after
-    three events; `runs events --follow` reconnects with Last-Event-ID and misses none."""
-    token = api.token_for(alice)
-    kionga = Kionga(stack, token)
-    design_id = kionga("designs", "create", "--template", "assistant")["data"]["design_id"]
-    run_id = kionga("run", design_id, "--input", "hi")["data"]["run_id"]
-    resumed_from: list[str | None] = []
+def cutting_proxy(stack: Stack, streams: list[tuple[str, str | None]]
+                  ) -> type[BaseHTTPRequestHandler]:
+    """A real proxy to the gateway that cuts the first event stream it serves (a start's
+    or an events route's) right after its third event, and records each stream's method
+    and Last-Event-ID in `streams`."""
 
     class Proxy(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            self._relay(None)
+
+        def do_POST(self) -> None:  # noqa: N802
+            self._relay(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+
+        def _relay(self, body: bytes | None) -> None:
             headers = {k: v for k, v in self.headers.items()
-                       if k.lower() in ("authorization", "accept", "last-event-id")}
+                       if k.lower() in ("authorization", "accept", "last-event-id",
+                                        "content-type", "idempotency-key")}
             sse = "text/event-stream" in headers.get("Accept", "")
             if sse:
-                resumed_from.append(self.headers.get("Last-Event-ID"))
-            with httpx.stream("GET", stack.base_url + self.path, headers=headers) as upstream:
+                streams.append((self.command, self.headers.get("Last-Event-ID")))
+            with httpx.stream(self.command, stack.base_url + self.path, headers=headers,
+                              content=body) as upstream:
                 self.send_response(upstream.status_code)
                 self.send_header("Content-Type", upstream.headers["content-type"])
                 self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
                 seen = b""  # the first stream, cut right after its third event
                 for chunk in upstream.iter_bytes():
-                    cut = _after_events(seen + chunk, 3) if sse and len(resumed_from) == 1 \
+                    cut = _after_events(seen + chunk, 3) if sse and len(streams) == 1 \
                         else None
                     part = chunk if cut is None else (seen + chunk)[len(seen):cut]
                     self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
@@ -183,12 +187,43 @@ def test_a_followed_stream_resumes_after_a_dropped_line(stack: Stack, api: Api,
         def log_message(self, *args: Any) -> None:
             pass
 
-    with serving(Proxy) as url:
+    return Proxy
+
+
+def test_a_followed_stream_resumes_after_a_dropped_line(stack: Stack, api: Api,
+                                                        alice: Any) -> None:
+    """A real proxy between the CLI and the gateway cuts the first event stream after
+    three events; `runs events --follow` reconnects with Last-Event-ID and misses none."""
+    token = api.token_for(alice)
+    kionga = Kionga(stack, token)
+    design_id = kionga("designs", "create", "--template", "assistant")["data"]["design_id"]
+    run_id = kionga("run", design_id, "--input", "hi")["data"]["run_id"]
+    streams: list[tuple[str, str | None]] = []
+    with serving(cutting_proxy(stack, streams)) as url:
         followed = Kionga(stack, token, url=url)("runs", "events", run_id, "--design",
                                                  design_id, "--follow")["data"]
-    assert len(resumed_from) == 2 and resumed_from[0] is None
-    assert resumed_from[1] is not None and int(resumed_from[1]) >= 2
+    assert len(streams) == 2 and streams[0] == ("GET", None)
+    assert streams[1][1] is not None and int(streams[1][1]) >= 2
     assert [e["seq"] for e in followed["events"]] == list(range(10))
+
+
+def test_a_run_started_in_one_request_resumes_after_a_dropped_line(
+        stack: Stack, api: Api, alice: Any) -> None:
+    """`kionga run` starts and follows in one request; cut after three events, it says
+    so, resumes on the events route from the last event and ends with the run."""
+    token = api.token_for(alice)
+    design_id = Kionga(stack, token)("designs", "create", "--template",
+                                     "assistant")["data"]["design_id"]
+    streams: list[tuple[str, str | None]] = []
+    with serving(cutting_proxy(stack, streams)) as url:
+        kionga = Kionga(stack, token, url=url)
+        ran = kionga("run", design_id, "--input", "hi")["data"]
+    assert streams[0] == ("POST", None) and streams[1][0] == "GET"
+    resumed_after = streams[1][1]
+    assert resumed_after is not None and int(resumed_after) >= 2
+    assert f"stream dropped; resuming after event {resumed_after}" in kionga.stderr
+    assert ran["status"] == "completed"
+    assert Run.objects.get(pk=ran["run_id"]).events.count() == 10
 
 
 def test_side_effects_need_both_flags(stack: Stack, api: Api, alice: Any,
