@@ -17,6 +17,9 @@ exactly as the Procfile does. Figures, each with the floor measured in the same 
   database, this client; from /proc/<pid>/stat) in `cpu_ms_per_run`;
 - the same for the combined route (POST …/runs with Accept: text/event-stream, one
   request per run): latency, throughput and `combined_cpu_ms_per_run`.
+Before each throughput, `cpu_calibration_ms` times a fixed piece of Python work
+(bench.cpu.calibration_ms): this VM's core speed moves between minutes, and the
+CPU figures of two runs compare only at similar calibrations.
 Clients read every stream to its end over kept-alive connections (a fair client;
 bench/http_client.py, light enough not to take the stack's CPU).
 KIONGA_BENCH_DB names the database (one per concurrent bench); --profile DIR records
@@ -45,7 +48,13 @@ import redis
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.cpu import CpuMeter, group, postgres_backends, this_process  # noqa: E402
+from bench.cpu import (  # noqa: E402
+    CpuMeter,
+    calibration_ms,
+    group,
+    postgres_backends,
+    this_process,
+)
 from bench.http_client import Connection, lines  # noqa: E402
 from tests.stack import VENV_BIN, Stack  # noqa: E402
 
@@ -317,10 +326,12 @@ def main() -> None:
             "project_id": project_id, "name": "bench approval", "graph": APPROVAL_GRAPH})
         for i in range(LATENCY_RUNS):
             lags += client.approved_run_lags(gated.json()["id"], f"one two three {i}")
+        calibration = calibration_ms()
         meter, REFUSED[0] = cpu_meter(stack), 0
         rate = throughput(stack, token, design_id, args.throughput_runs, 8)
         refused = REFUSED[0]
         cpu = {name: round(ms / args.throughput_runs, 2) for name, ms in meter.spent().items()}
+        combined_calibration = calibration_ms()
         meter, REFUSED[0] = cpu_meter(stack), 0
         spies = profilers(stack, args.profile) if args.profile else []
         combined_rate = throughput(stack, token, design_id, args.throughput_runs, 8,
@@ -346,7 +357,11 @@ def main() -> None:
           f"{figures['run_e2e_combined_p50_ms'] / celery_p50:.1f}× the Celery round trip; "
           f"{figures['combined_runs_per_s']} runs/s; CPU ms per run {combined_cpu}")
     print(f"429s tried again       {refused} (two requests), {combined_refused} (one request)")
-    figures.update(refused_429=refused, combined_refused_429=combined_refused)
+    print(f"CPU speed              a fixed piece of Python work took {calibration} ms before the "
+          f"two-request throughput, {combined_calibration} ms before the one-request one")
+    figures.update(refused_429=refused, combined_refused_429=combined_refused,
+                   cpu_calibration_ms=calibration,
+                   combined_cpu_calibration_ms=combined_calibration)
     figures["combined_cpu_ms_per_run"] = combined_cpu
     figures["cpu_ms_per_run"] = cpu
     print(json.dumps(figures))
