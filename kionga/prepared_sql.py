@@ -67,29 +67,37 @@ def insert_rows(rows: Sequence[models.Model]) -> None:
 
 
 @functools.cache
+def inserted_fields(model: type[models.Model]) -> tuple[models.Field[Any, Any], ...]:
+    """The fields an INSERT of a new `model` row writes: every concrete one but an
+    auto key (the database numbers it)."""
+    return tuple(f for f in model._meta.concrete_fields
+                 if not (f.primary_key and isinstance(f, models.AutoField | models.BigAutoField)))
+
+
+@functools.cache
 def _insert_arrays(model: type[models.Model]) -> tuple[str, tuple[models.Field[Any, Any], ...]]:
-    """INSERT … SELECT FROM unnest(one binary array per column) for `model`'s concrete
-    fields but an auto key; the text is the same for every batch, so it is prepared."""
-    meta = model._meta
-    fields = tuple(f for f in meta.concrete_fields
-                   if not (f.primary_key and isinstance(f, models.AutoField | models.BigAutoField)))
+    """INSERT … SELECT FROM unnest(one binary array per column) of inserted_fields; the
+    text is the same for every batch, so it is prepared."""
+    fields = inserted_fields(model)
     columns = ", ".join(connection.ops.quote_name(str(f.column)) for f in fields)
     arrays = ", ".join(f"%b::{f.db_type(connection)}[]" for f in fields)
-    return f"INSERT INTO {meta.db_table} ({columns}) SELECT * FROM unnest({arrays})", fields
+    return f"INSERT INTO {model._meta.db_table} ({columns}) SELECT * FROM unnest({arrays})", fields
 
 
 def columns(model: type[models.Model], alias: str) -> str:
-    """The select list of `model`'s concrete fields under `alias`, in build()'s order."""
+    """The select list of `model`'s concrete fields under `alias`, in take()'s order."""
     return ", ".join(f'{alias}."{f.column}"' for f in model._meta.concrete_fields)
 
 
-def build(model: type[M], values: Sequence[Any]) -> M:
-    """An instance from the values of columns(model, …), as the ORM builds one from a
-    row (each field's database converters applied: JSON decoded and so on)."""
+def take(model: type[M], values: Sequence[Any]) -> tuple[M, Sequence[Any]]:
+    """An instance from the first values of a row, those of columns(model, …), as the
+    ORM builds one (each field's database converters applied: JSON decoded and so
+    on); and the values after them."""
     fields = model._meta.concrete_fields
     converted = []
-    for field, value in zip(fields, values, strict=True):
+    for field, value in zip(fields, values[:len(fields)], strict=True):
         for convert in field.get_db_converters(connection):
             value = convert(value, None, connection)
         converted.append(value)
-    return model.from_db(connection.alias, [f.attname for f in fields], converted)
+    instance = model.from_db(connection.alias, [f.attname for f in fields], converted)
+    return instance, values[len(fields):]

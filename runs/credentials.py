@@ -92,7 +92,6 @@ LEFT JOIN {Membership._meta.db_table} m
   ON m.project_id = r.project_id AND m.user_id = r.created_by_id
 WHERE c.token_hash = %(hash)s AND c.created_at > %(since)s
 """
-_RUN_WIDTH: Final = len(Run._meta.concrete_fields)
 
 
 def find_credential(raw_token: str) -> FoundCredential | None:
@@ -108,9 +107,8 @@ def find_credential(raw_token: str) -> FoundCredential | None:
     if not rows:
         return None
     revoked, role, *values = rows[0]
-    run = prepared_sql.build(Run, values[:_RUN_WIDTH])
-    user_values = values[_RUN_WIDTH:]
-    run.created_by = None if user_values[0] is None else prepared_sql.build(User, user_values)
+    run, starter = prepared_sql.take(Run, values)
+    run.created_by = None if starter[0] is None else prepared_sql.take(User, starter)[0]
     return FoundCredential(run, bool(revoked), role)
 
 

@@ -24,7 +24,6 @@ from kionga import prepared_sql
 from runner.protocol import TERMINAL_TYPES
 from runs.models import Run, RunEvent
 
-_RUN_WIDTH: Final = len(Run._meta.concrete_fields)
 _RUNS: Final = Run._meta.db_table
 _APPLIED: Final = ("status", "started_at", "finished_at", "output", "error", "tokens")
 _EVENTS: Final = RunEvent._meta.db_table
@@ -65,8 +64,8 @@ def lock_runs(run_ids: Iterable[str], seqs: Iterable[int]) -> dict[uuid.UUID, Lo
     rows = prepared_sql.fetch_all(_LOCK, [sorted(set(seqs)), list(TERMINAL_TYPES), ids])
     locked: dict[uuid.UUID, LockedRun] = {}
     for row in rows:
-        run = prepared_sql.build(Run, row[:_RUN_WIDTH])
-        locked[run.pk] = LockedRun(run, set(row[_RUN_WIDTH]), row[_RUN_WIDTH + 1])
+        run, (stored, terminal_seq) = prepared_sql.take(Run, row)
+        locked[run.pk] = LockedRun(run, set(stored), terminal_seq)
     return locked
 
 

@@ -49,9 +49,7 @@ def insert_started(run: Run, credential: RunCredential, audit_row: AuditEvent) -
 def _insert(model: type[models.Model]) -> tuple[str, tuple[models.Field[Any, Any], ...]]:
     """The INSERT of one row of `model` (every concrete field but an auto key), and its
     fields in the order of its placeholders."""
-    meta = model._meta
-    fields = tuple(f for f in meta.concrete_fields
-                   if not (f.primary_key and isinstance(f, models.AutoField | models.BigAutoField)))
+    fields = prepared_sql.inserted_fields(model)
     columns = ", ".join(connection.ops.quote_name(str(f.column)) for f in fields)
     marks = ", ".join(["%s"] * len(fields))
-    return f"INSERT INTO {meta.db_table} ({columns}) VALUES ({marks})", fields
+    return f"INSERT INTO {model._meta.db_table} ({columns}) VALUES ({marks})", fields
