@@ -57,6 +57,12 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         super().on_headers_complete()
 
     def _refuse_head(self) -> None:
+        self._refused = True
+        if self.cycle is not None and not self.cycle.response_complete:
+            # A pipelined head behind an answer still being sent (a stream, say): an
+            # answer of ours would land inside that one. The connection just closes.
+            self.transport.close()
+            return
         from kionga.errors import error_body  # imports DRF: only once Django is set up
 
         body = json.dumps(error_body(
@@ -68,4 +74,3 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             b"content-length: ", str(len(body)).encode(), b"\r\n",
             b"connection: close\r\n\r\n", body]))
         self.transport.close()
-        self._refused = True
