@@ -8,7 +8,7 @@
 - More header fields than MAX_HEADER_FIELDS, or more than MAX_HEADER_BYTES of them,
   is 431. What a client can make the server buffer before that is bounded by the
   HTTP parser (kionga.http_protocol, see the Procfile: it refuses a head still
-  incomplete past 24 KiB, so at most one 64 KiB read plus 24 KiB).
+  incomplete past 24 KiB, so at most two 64 KiB reads plus 24 KiB).
 
 kionga.parsers refuses oversized bodies too, for requests that do not come through
 here (the test client, a WSGI server).

@@ -57,13 +57,24 @@ def insert_rows(rows: Sequence[models.Model]) -> None:
         model._default_manager.bulk_create(rows)
         return
     query, fields = _insert_arrays(model)
-    now = timezone.now()
-    for row in rows:
-        for field in fields:
-            if getattr(field, "auto_now_add", False) or getattr(field, "auto_now", False):
-                setattr(row, field.attname, now)
+    stamp(rows)
     execute(query, [[field.get_db_prep_save(getattr(row, field.attname), connection)
                      for row in rows] for field in fields])
+
+
+def stamp(rows: Sequence[models.Model]) -> None:
+    """Set the auto_now and auto_now_add times of new rows, one time for all, as their
+    save() would (a statement of ours writes them without save())."""
+    now = timezone.now()
+    for row in rows:
+        for field in _stamped_fields(type(row)):
+            setattr(row, field.attname, now)
+
+
+@functools.cache
+def _stamped_fields(model: type[models.Model]) -> tuple[models.Field[Any, Any], ...]:
+    return tuple(f for f in model._meta.concrete_fields
+                 if getattr(f, "auto_now_add", False) or getattr(f, "auto_now", False))
 
 
 @functools.cache

@@ -168,6 +168,7 @@ class EventSink:
 
     def _write(self, batch: list[Event]) -> None:
         pipe = self._redis.pipeline(transaction=True)
+        ends = False
         for event in batch:
             data = encode_event(event).encode("utf-8")
             pipe.xadd(self._stream, {"e": data}, maxlen=STREAM_MAXLEN, approximate=True)
@@ -179,9 +180,9 @@ class EventSink:
                 # end can start the next run at once (no 429 in between), and the
                 # gateway never sees the slot free without the ending in Redis.
                 pipe.zrem(SLOTS_KEY, self._run_id)
+                ends = True
         pipe.execute()
-        if any(event.get("type") in TERMINAL_TYPES for event in batch):
-            self.slot_freed = True
+        self.slot_freed = self.slot_freed or ends
 
     def _give_up(self, lost: int) -> None:
         # Caller holds the lock. Later events would only wait as long again.

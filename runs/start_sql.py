@@ -14,7 +14,6 @@ import functools
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transaction
-from django.utils import timezone
 
 from kionga import prepared_sql
 from kionga.models import AuditEvent
@@ -23,8 +22,7 @@ from runs.models import Run, RunCredential
 
 def insert_started(run: Run, credential: RunCredential, audit_row: AuditEvent) -> None:
     """Store the three new rows (their auto_now_add times set here)."""
-    now = timezone.now()
-    run.created_at = credential.created_at = audit_row.created_at = now
+    prepared_sql.stamp([run, credential, audit_row])
     db = connections[DEFAULT_DB_ALIAS]  # once: each `connection.x` is a context lookup
     if db.vendor != "postgresql":
         with transaction.atomic():

@@ -3,9 +3,9 @@
 Eligible requests carry one `Authorization: Bearer kio_…` header, no Cookie and no
 Idempotency-Key, and (to start a run) a JSON body of the usual fields with the usual
 types. Anything else goes to Django before anything is done, so the DRF path answers
-it (and its errors) as always. Eligible ones are served with one thread hop for the
-database and Redis work (runs.pooled) (start.py / runs.stream_open), then the answer: JSON, or the
-run's event stream from runs.sse as the events view streams it.
+it (and its errors) as always. Eligible ones are served with one thread hop
+(runs.pooled) for the database and Redis work (start.py / runs.stream_open), then the
+answer: JSON, or the run's event stream from runs.sse as the events view streams it.
 """
 
 from __future__ import annotations
