@@ -70,7 +70,12 @@ def _load() -> tuple[RunnerSettings | None, str | None]:
 
 SETTINGS, SETTINGS_ERROR = _load()
 
-app = Celery("kionga-runner")
+# No fix-ups: Celery's Django fix-up switches itself on whenever DJANGO_SETTINGS_MODULE
+# is in the environment (a shared .env, a process manager's inherited variables) and
+# then sets Django up in every pool process and closes its database connections around
+# every task. The runner never imports Django: its image has no settings for it, and
+# those closes cost every run CPU for nothing.
+app = Celery("kionga-runner", fixups=[])
 app.conf.update(
     broker_url=SETTINGS.redis_url if SETTINGS else os.environ.get("REDIS_URL"),
     broker_connection_retry_on_startup=True,
