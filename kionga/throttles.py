@@ -19,11 +19,13 @@ from __future__ import annotations
 import logging
 import secrets
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Final, cast
 
 from django.conf import settings
 from redis.exceptions import RedisError
-from rest_framework import throttling
+from rest_framework import exceptions, throttling
 from rest_framework.request import Request
 
 from kionga.redis_client import sync_redis
@@ -32,23 +34,45 @@ logger = logging.getLogger(__name__)
 
 KEY_PREFIX: Final = "kionga:throttle:"
 
-# KEYS[1] the caller's window; ARGV: now (ms), window (ms), limit, a unique member.
+# One caller's window as a Lua function, so a script of its own (_WINDOW) and a caller
+# that counts the throttles together with other work (runs.quota: the start's slot)
+# run the same code. key: the window; now (ms), window (ms), limit, a unique member.
 # Returns {allowed 0/1, requests in the window, time of the oldest (ms)}.
-_WINDOW: Final = """
-local now, window, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-local count = redis.call('ZCARD', KEYS[1])
-if count >= limit then
-  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  return {0, count, tonumber(oldest[2])}
+WINDOW_LUA: Final = """
+local function throttle_window(key, now, window, limit, member)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+  local count = redis.call('ZCARD', key)
+  if count >= limit then
+    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+    return {0, count, tonumber(oldest[2])}
+  end
+  redis.call('ZADD', key, now, member)
+  redis.call('PEXPIRE', key, window)
+  return {1, count + 1, now}
 end
-redis.call('ZADD', KEYS[1], now, ARGV[4])
-redis.call('PEXPIRE', KEYS[1], window)
-return {1, count + 1, now}
+"""
+_WINDOW: Final = WINDOW_LUA + """
+return throttle_window(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]),
+                       ARGV[4])
 """
 
 
-class _Window(throttling.BaseThrottle):
+@dataclass(frozen=True)
+class Window:
+    """One request counted in one caller's window: WINDOW_LUA's key and arguments."""
+
+    key: str
+    now: int
+    window: int
+    limit: int
+    member: str
+
+    @property
+    def args(self) -> tuple[int, int, int, str]:
+        return self.now, self.window, self.limit, self.member
+
+
+class WindowThrottle(throttling.BaseThrottle):
     """`rate` requests ("N/second|minute|hour|day") per caller in a sliding window."""
 
     scope = ""
@@ -63,35 +87,52 @@ class _Window(throttling.BaseThrottle):
         """Who is counted (None: this throttle does not apply)."""
         raise NotImplementedError
 
-    def allow_request(self, request: Request, view: Any) -> bool:
+    def window(self, request: Request) -> Window | None:
+        """What counting this request means (None: it is not counted)."""
         who = self.caller(request)
         if who is None:
-            return True
+            return None
         # DRF's own rate syntax and parser (it does not use its instance).
         limit, seconds = throttling.SimpleRateThrottle.parse_rate(cast(Any, self), self.rate())
         if limit is None or seconds is None:
+            return None
+        now = int(time.time() * 1000)
+        return Window(f"{KEY_PREFIX}{self.scope}:{who}", now, int(seconds * 1000), limit,
+                      f"{now}-{secrets.token_hex(4)}")
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        window = self.window(request)
+        if window is None:
             return True
-        now, window = int(time.time() * 1000), int(seconds * 1000)
         try:
-            allowed, count, oldest = sync_redis().eval(
-                _WINDOW, 1, f"{KEY_PREFIX}{self.scope}:{who}", now, window, limit,
-                f"{now}-{secrets.token_hex(4)}")
+            verdict = sync_redis().eval(_WINDOW, 1, window.key, *window.args)
         except (RedisError, OSError):
             logger.warning("throttle counters unavailable; request let through")
             return True
+        return self.judge(window, verdict)
+
+    def judge(self, window: Window, verdict: Sequence[Any]) -> bool:
+        """WINDOW_LUA's verdict on `window`; when refused, wait() says for how long."""
+        allowed, count, oldest = verdict
         if allowed:
             return True
         # As DRF's SimpleRateThrottle.wait: the time until the oldest request leaves the
         # window, shared among the places free by then.
-        remaining = max(0.0, (int(oldest) + window - now) / 1000)
-        self._wait = remaining / max(1, limit - int(count) + 1)
+        remaining = max(0.0, (int(oldest) + window.window - window.now) / 1000)
+        self._wait = remaining / max(1, window.limit - int(count) + 1)
         return False
 
     def wait(self) -> float | None:
         return self._wait
 
 
-class UserThrottle(_Window):
+def refusal(waits: Sequence[float | None]) -> exceptions.Throttled:
+    """The 429 of refused throttles, as DRF's APIView.check_throttles answers it: the
+    longest of their waits (Retry-After)."""
+    return exceptions.Throttled(max((w for w in waits if w is not None), default=None))
+
+
+class UserThrottle(WindowThrottle):
     """Authenticated callers, per user."""
 
     scope = "user"
@@ -104,7 +145,7 @@ class UserThrottle(_Window):
         return str(user.pk) if user is not None and user.is_authenticated else None
 
 
-class AnonThrottle(_Window):
+class AnonThrottle(WindowThrottle):
     """The few routes open without authentication (schema, docs), per address."""
 
     scope = "anon"

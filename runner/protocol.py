@@ -138,33 +138,51 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
 """
 
-# With KEYS[2], a project's set of runs (its share): at most ARGV[4] of them hold live
-# slots; members whose slot is gone leave it, and it expires ARGV[5] s after a start.
-# Counting and taking in one script: two concurrent starts never both take the last place.
-_ACQUIRE: Final = _NOW + """
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
-  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
-  return 1
-end
-if KEYS[2] then
-  local mine = 0
-  for _, member in ipairs(redis.call('SMEMBERS', KEYS[2])) do
-    if redis.call('ZSCORE', KEYS[1], member) then
-      mine = mine + 1
-    else
-      redis.call('SREM', KEYS[2], member)
-    end
+# Taking a slot, as a Lua function so the gateway's admission script (runs.quota,
+# with the API throttles) runs the same code. slots: SLOTS_KEY; share (or nil): a
+# project's set of runs, of which at most share_max hold live slots (members whose slot
+# is gone leave it; it expires share_ttl s after a start), share_max 0 meaning half the
+# runner's slots (rounded up); info (or nil): RUNNER_INFO_KEY, whose announced
+# max_runs wins over max_runs. Counting and taking in one script: two concurrent starts
+# never both take the last place. Returns {SLOT_TAKEN | RUNNER_FULL | SHARE_FULL, the
+# runner's max_runs, the share's max}.
+ACQUIRE_LUA: Final = """
+local function acquire_slot(slots, share, info, run, max_runs, lease, share_max, share_ttl)
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+  if info then
+    local announced = tonumber(redis.call('HGET', info, 'max_runs'))
+    if announced and announced == math.floor(announced) then max_runs = announced end
   end
-  if mine >= tonumber(ARGV[4]) then return -1 end
+  if share and share_max <= 0 then share_max = math.max(1, math.floor((max_runs + 1) / 2)) end
+  redis.call('ZREMRANGEBYSCORE', slots, '-inf', now)
+  if redis.call('ZSCORE', slots, run) then
+    redis.call('ZADD', slots, now + lease, run)
+    return {1, max_runs, share_max}
+  end
+  if share then
+    local mine = 0
+    for _, member in ipairs(redis.call('SMEMBERS', share)) do
+      if redis.call('ZSCORE', slots, member) then
+        mine = mine + 1
+      else
+        redis.call('SREM', share, member)
+      end
+    end
+    if mine >= share_max then return {-1, max_runs, share_max} end
+  end
+  if redis.call('ZCARD', slots) >= max_runs then return {0, max_runs, share_max} end
+  redis.call('ZADD', slots, now + lease, run)
+  if share then
+    redis.call('SADD', share, run)
+    redis.call('EXPIRE', share, share_ttl)
+  end
+  return {1, max_runs, share_max}
 end
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
-if KEYS[2] then
-  redis.call('SADD', KEYS[2], ARGV[1])
-  redis.call('EXPIRE', KEYS[2], tonumber(ARGV[5]))
-end
-return 1
+"""
+_ACQUIRE: Final = ACQUIRE_LUA + """
+return acquire_slot(KEYS[1], KEYS[2], KEYS[3], ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]),
+                    tonumber(ARGV[4] or 0), tonumber(ARGV[5] or 0))
 """
 
 # Only a live lease is renewed: one that ran out stays dead even before anyone purged
@@ -205,9 +223,9 @@ def acquire_slot(redis: RedisLike, run_id: str, max_runs: int,
     """Take (or keep) a slot for run_id: SLOT_TAKEN, or RUNNER_FULL when max_runs live
     slots are taken, or SHARE_FULL when `share` already holds its max_runs of them."""
     if share is None:
-        return int(redis.eval(_ACQUIRE, 1, SLOTS_KEY, run_id, max_runs, lease_seconds))
+        return int(redis.eval(_ACQUIRE, 1, SLOTS_KEY, run_id, max_runs, lease_seconds)[0])
     return int(redis.eval(_ACQUIRE, 2, SLOTS_KEY, share.key, run_id, max_runs, lease_seconds,
-                          share.max_runs, share.ttl_seconds))
+                          share.max_runs, share.ttl_seconds)[0])
 
 
 def renew_slot(redis: RedisLike, run_id: str,

@@ -8,22 +8,27 @@ take every slot and turn everyone else away.
 A project's runs are a Redis set beside the slots; a member counts while its slot lives
 (the runner renews it and frees it at the end), and members whose slot is gone are
 dropped on the project's next start. Counting and taking happen in one script (the
-protocol's acquire_slot with the project's Share), so two concurrent starts never both
-take the last place.
+protocol's ACQUIRE_LUA with the project's share and the runner's announced capacity),
+so two concurrent starts never both take the last place. A caller whose API throttles
+are not counted yet (the hot start, runs.hot.start) has them counted in the same
+script, first: one round trip for the whole admission, and a throttled start takes no
+slot, not even for a moment.
 """
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 import kombu.exceptions
 import redis
 from django.conf import settings
 
+from kionga import throttles
 from kionga.errors import APIError
 from kionga.redis_client import sync_redis
 from runner import protocol
-from runs.dispatch import runner_max_runs
 
 # Idle project sets go away on their own; a live one is touched by every start.
 PROJECT_SET_TTL_SECONDS: Final = 86_400
@@ -36,24 +41,73 @@ def project_runs_key(project_id: int) -> str:
 
 
 def project_max_runs(runner_max: int) -> int:
+    """A project's share of `runner_max` slots (ACQUIRE_LUA computes the same)."""
     configured = int(settings.KIONGA_PROJECT_MAX_RUNS)
     return configured if configured > 0 else max(1, (runner_max + 1) // 2)
 
 
-def take_slot(run_id: str, project_id: int) -> None:
-    """Take a slot for run_id in project_id's share, or refuse the start with 429."""
-    runner_max = runner_max_runs()
-    project_max = project_max_runs(runner_max)
-    share = protocol.Share(project_runs_key(project_id), project_max, PROJECT_SET_TTL_SECONDS)
-    taken = protocol.acquire_slot(sync_redis(), run_id, runner_max, share=share)
-    if taken == protocol.SHARE_FULL:
+@dataclass
+class ThrottleCount:
+    """The API throttles of one request still to count (DRF counts them before the
+    view: a caller that checks first counts them with the slot, or alone before it
+    answers an error); `done` once they were."""
+
+    windows: Sequence[tuple[throttles.WindowThrottle, throttles.Window]] = ()
+    done: bool = field(default=False)
+
+
+THROTTLED: Final = 2  # what _ADMIT answers when a throttle refused
+
+# KEYS: the slots, the project's runs, the runner's info, then one window per throttle.
+# ARGV: run, default max_runs, lease, the project's max (0: half the runner), the
+# project set's TTL, then a window's four arguments per throttle.
+# Returns {SLOT_TAKEN | RUNNER_FULL | SHARE_FULL | THROTTLED, the runner's max, the
+# project's max, then each window's verdict}.
+_ADMIT: Final = throttles.WINDOW_LUA + protocol.ACQUIRE_LUA + """
+local verdicts, refused = {}, false
+for i = 4, #KEYS do
+  local at = 6 + (i - 4) * 4
+  local verdict = throttle_window(KEYS[i], tonumber(ARGV[at]), tonumber(ARGV[at + 1]),
+                                  tonumber(ARGV[at + 2]), ARGV[at + 3])
+  refused = refused or verdict[1] == 0
+  verdicts[#verdicts + 1] = verdict
+end
+local answer = {2, 0, 0}
+if not refused then
+  answer = acquire_slot(KEYS[1], KEYS[2], KEYS[3], ARGV[1], tonumber(ARGV[2]),
+                        tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]))
+end
+for _, verdict in ipairs(verdicts) do answer[#answer + 1] = verdict end
+return answer
+"""
+
+
+def take_slot(run_id: str, project_id: int, counting: ThrottleCount | None = None) -> None:
+    """Take a slot for run_id in project_id's share, or refuse the start with 429
+    (`counting`: count these throttles first, 429 throttled if one refuses)."""
+    windows = counting.windows if counting is not None else ()
+    keys = [protocol.SLOTS_KEY, project_runs_key(project_id), protocol.RUNNER_INFO_KEY,
+            *(window.key for _throttle, window in windows)]
+    args: list[Any] = [run_id, int(settings.KIONGA_DESIGNER_MAX_RUNS),
+                       protocol.QUEUED_LEASE_SECONDS, int(settings.KIONGA_PROJECT_MAX_RUNS),
+                       PROJECT_SET_TTL_SECONDS,
+                       *(arg for _throttle, window in windows for arg in window.args)]
+    code, runner_max, project_max, *verdicts = sync_redis().eval(_ADMIT, len(keys), *keys,
+                                                                 *args)
+    if counting is not None:
+        counting.done = True
+    if code == THROTTLED:
+        raise throttles.refusal([throttle.wait() for (throttle, window), verdict
+                                 in zip(windows, verdicts, strict=True)
+                                 if not throttle.judge(window, verdict)])
+    if code == protocol.SHARE_FULL:
         raise APIError(
             429, "project_run_quota",
             f"This project already has {project_max} runs in flight, its share of the "
             "runner; wait for one to finish (or raise KIONGA_PROJECT_MAX_RUNS).",
             {"max_runs_per_project": project_max},
         )
-    if taken == protocol.RUNNER_FULL:
+    if code == protocol.RUNNER_FULL:
         raise APIError(
             429, "runner_at_capacity",
             "The runner is at capacity; wait for running graphs to finish or raise "

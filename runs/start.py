@@ -90,14 +90,17 @@ def do_start_run(user: User, design: Design, request: StartRequest) -> Run:
     return start_target(user, Target(design, number, graph, sha), request)
 
 
-def start_target(user: User, target: Target, request: StartRequest) -> Run:
+def start_target(user: User, target: Target, request: StartRequest,
+                 counting: quota.ThrottleCount | None = None) -> Run:
+    """Start `target` (`counting`: the request's API throttles, not counted yet: counted
+    with the slot, runs.quota.take_slot)."""
     check_stop_after(target.graph, request.stop_after)
     subflows = checked_subflows(target.design.project, target.graph)
     history = request.history if request.history is not None else session_history(
         target.design, request.session_id)
     run_id = uuid.uuid4()
     try:
-        quota.take_slot(str(run_id), target.design.project_id)
+        quota.take_slot(str(run_id), target.design.project_id, counting)
         return _store_and_send(user, target, request, run_id, history, subflows)
     except quota.REDIS_ERRORS:
         # A Redis restart is a moment of unavailability, not a server error. A run

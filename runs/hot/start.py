@@ -8,6 +8,9 @@ for a viewer), then runs.start: runner configured (503), the revision's cached
 validation (designs.validation.check_runnable: 404 / 422) and runs.start.start_target
 itself (stop_after, subflows, quota, the one-statement writes, the task). The rows
 read here become unsaved model instances, so start_target is the one implementation.
+The throttles are counted in the slot's own Redis script (runs.quota.take_slot), one
+round trip for both; a start refused before it counts them on their own first, so
+the answer is 429 throttled wherever DRF's would be.
 """
 
 from __future__ import annotations
@@ -26,9 +29,11 @@ from designs.validation import check_runnable, missing_revision
 from kionga import prepared_sql
 from kionga.access import check_role
 from kionga.models import Membership, Project, Role, TokenRevocation
+from kionga.throttles import WindowThrottle, refusal
 from runs import dispatch
 from runs.hot import token
 from runs.models import Run
+from runs.quota import ThrottleCount
 from runs.start import StartRequest, Target, start_target
 from runs.stream_limits import BUDGET, Release
 
@@ -62,36 +67,56 @@ def start_with_token(raw: str, design_id: uuid.UUID, request: StartRequest,
      revision_id, number, graph, validation) = row
     token.touch_token(token_id, last_used)
     user = User(pk=user_id, username=username)
-    check_throttles(user)
-    check_role(role, Role.EDITOR, MISSING)  # a missing design has no role: 404
-    dispatch.check_runner_configured()
-    project = Project(pk=project_id)
-    design = Design(pk=found_design, project=project, revision=latest)
-    if revision_id is None:
-        raise missing_revision(request.revision or latest)
-    stored = DesignRevision(pk=revision_id, design=design, number=number,
-                            graph=json.loads(graph), validation=_json(validation))
-    report = check_runnable(stored, project)
-    assert report.graph is not None and report.content_sha256 is not None
-    target = Target(design, number, report.graph, report.content_sha256)
-    release = BUDGET.open(user.pk) if streaming else None  # 429/503 before anything starts
+    counting = throttle_count(user)
     try:
-        return start_target(user, target, request), release
-    except BaseException:
-        if release is not None:
-            release()
+        check_role(role, Role.EDITOR, MISSING)  # a missing design has no role: 404
+        dispatch.check_runner_configured()
+        project = Project(pk=project_id)
+        design = Design(pk=found_design, project=project, revision=latest)
+        if revision_id is None:
+            raise missing_revision(request.revision or latest)
+        stored = DesignRevision(pk=revision_id, design=design, number=number,
+                                graph=json.loads(graph), validation=_json(validation))
+        report = check_runnable(stored, project)
+        assert report.graph is not None and report.content_sha256 is not None
+        target = Target(design, number, report.graph, report.content_sha256)
+        release = BUDGET.open(user.pk) if streaming else None  # 429/503 before anything starts
+        try:
+            return start_target(user, target, request, counting), release
+        except BaseException:
+            if release is not None:
+                release()
+            raise
+    except exceptions.APIException:
+        if not counting.done:  # DRF counts (and may refuse) them before any other check
+            check_throttles(user)
         raise
 
 
+def throttle_count(user: User) -> ThrottleCount:
+    """The API's throttles (REST_FRAMEWORK's DEFAULT_THROTTLE_CLASSES) for the
+    admission script to count with the slot (runs.quota); a throttle of another kind
+    is applied here and now, as DRF's APIView.check_throttles would."""
+    caller: Any = SimpleNamespace(user=user)
+    view = APIView()
+    throttles = view.get_throttles()
+    if not all(isinstance(t, WindowThrottle) for t in throttles):
+        check_throttles(user)
+        return ThrottleCount(done=True)
+    windows = [(t, w) for t in throttles if isinstance(t, WindowThrottle)
+               and (w := t.window(caller)) is not None]
+    return ThrottleCount(windows)
+
+
 def check_throttles(user: User) -> None:
-    """The API's throttles (REST_FRAMEWORK's DEFAULT_THROTTLE_CLASSES), as DRF's
-    APIView.check_throttles applies them: 429 throttled with the longest wait."""
+    """The API's throttles, as DRF's APIView.check_throttles applies them: 429 throttled
+    with the longest wait."""
     caller: Any = SimpleNamespace(user=user)
     view = APIView()
     waits = [throttle.wait() for throttle in view.get_throttles()
              if not throttle.allow_request(caller, view)]
     if waits:
-        raise exceptions.Throttled(max((w for w in waits if w is not None), default=None))
+        raise refusal(waits)
 
 
 def _json(text: str | None) -> Any:
