@@ -6,7 +6,7 @@ Uses the local PostgreSQL (a fresh `kionga_bench` database) and starts its own
 Redis, gateway (uvicorn), internal listener, event ingester and runner (Celery),
 exactly as the Procfile does. Figures, each with the floor measured in the same run:
 - POST → run.completed seen on SSE for a 3-node mock graph (median, p99), against a
-  no-op Celery task round trip (target: median ≤ 5× that round trip);
+  no-op Celery task round trip (target: median ≤ 4× that round trip, p99 ≤ 25 ms);
 - event latency from the runner's timestamp to an SSE client that was listening
   (the events of runs after a person approves them: resolved, model deltas,
   completions; median, p99; targets 5 ms and 20 ms), against a Redis PUBLISH →
