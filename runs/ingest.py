@@ -183,7 +183,9 @@ def _store_runs(by_run: dict[str, list[Accepted]]) -> int:
             ended.append(run)
     ingest_sql.insert_events(rows)
     ingest_sql.update_runs(changed)
-    do_finish_runs(ended)
+    # An ending in the ingest stream was written with its slot freed: by the runner's
+    # sink in the same MULTI (runner/sink.py), by a cancel before pickup right after.
+    do_finish_runs(ended, free_slots=False)
     return len(rows)
 
 

@@ -61,10 +61,11 @@ def do_finish_run(run: Run) -> None:
     do_finish_runs([run])
 
 
-def do_finish_runs(runs: list[Run]) -> None:
+def do_finish_runs(runs: list[Run], *, free_slots: bool = True) -> None:
     """The end of runs, in the same transaction as their final status: nobody can see
     a run ended while its credential or approvals still live. A few statements for
-    the whole batch, whatever its size (the ingester ends many runs at once)."""
+    the whole batch, whatever its size (the ingester ends many runs at once).
+    `free_slots=False`: whoever wrote the runs' endings freed their slots with them."""
     if not runs:
         return
     revoke_credentials(runs)
@@ -75,9 +76,9 @@ def do_finish_runs(runs: list[Run]) -> None:
                    target_id=str(run.pk), details={"status": run.status, "error": run.error})
         for run in runs
     ])
-    # The runner frees its slot itself; this covers a runner that could not.
-    run_ids = [str(run.pk) for run in runs]
-    transaction.on_commit(lambda: release_capacity(*run_ids))
+    if free_slots:  # the gateway ended them (reaper, event_rejected): their slots too
+        run_ids = [str(run.pk) for run in runs]
+        transaction.on_commit(lambda: release_capacity(*run_ids))
 
 
 def _audit_action(run: Run) -> str:

@@ -14,7 +14,9 @@ from runs.event_keys import ingest_fields
 def publish_event(client: redis.Redis, run_id: str, event: dict[str, Any], *,
                   store: bool) -> None:
     """One round trip: the run's live stream, the ingest stream when the ingester is
-    to store it (`store`), and the stream's TTL (these are terminal events)."""
+    to store it (`store`), and the stream's TTL (these are terminal events). The
+    ingester does not free the slot of a run it ends from the stream: a caller that
+    stores an ending frees the slot itself (runs.cancel)."""
     encoded = protocol.encode_event(event).encode("utf-8")
     stream = protocol.run_stream(run_id)
     pipe = client.pipeline(transaction=False)
