@@ -77,6 +77,11 @@ async def answer_error(send: Send, exc: drf.APIException) -> None:
     await answer_json(send, exc.status_code, error_body(code, message, details), extra)
 
 
+class LastChunk(bytes):
+    """A stream's last chunk: sent together with the end of the answer (one write, so
+    the client gets the last event and the end at once, not in two reads)."""
+
+
 async def answer_stream(send: Send, receive: Receive, status: int,
                         chunks: AsyncIterator[bytes],
                         extra: Iterable[tuple[bytes, bytes]] = ()) -> None:
@@ -87,7 +92,10 @@ async def answer_stream(send: Send, receive: Receive, status: int,
 
     async def pump() -> None:
         async for chunk in chunks:
-            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            last = isinstance(chunk, LastChunk)
+            await send({"type": "http.response.body", "body": chunk, "more_body": not last})
+            if last:
+                return
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     async def gone() -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import redis
 
+from kionga.hot_http import LastChunk
 from kionga.redis_client import async_redis
 from runner import protocol
 from runs.models import FINAL_STATUSES, Run, RunEvent
@@ -81,16 +82,18 @@ class _Cursor:
 
 async def run_event_stream(run_id: str, last_seq: int, start: Opening) -> AsyncIterator[bytes]:
     """The stream after `last_seq`, given `start` = opening(run_id, last_seq). Frames
-    that are ready together go out as one chunk (one write to the client, not one each)."""
+    that are ready together go out as one chunk (one write to the client, not one each);
+    the chunk with the terminal event is a LastChunk (the answer ends with it)."""
     cursor = _Cursor(last_seq)
     final, stored = start
     opening_frames = [b"retry: 2000\n\n"]
     for event in stored:
         if (out := cursor.take(event)) is not None:
             opening_frames.append(out)
-    yield b"".join(opening_frames)
     if cursor.done or final:
+        yield LastChunk(b"".join(opening_frames))
         return
+    yield b"".join(opening_frames)
     async for out in _live(run_id, cursor):
         yield out
 
@@ -121,7 +124,7 @@ async def _live(run_id: str, cursor: _Cursor) -> AsyncIterator[bytes]:
             if cursor.done:
                 break
         if batch:
-            yield b"".join(batch)
+            yield LastChunk(b"".join(batch)) if cursor.done else b"".join(batch)
 
 
 async def _fill_gap(run_id: str, cursor: _Cursor, event: dict[str, Any]) -> AsyncIterator[bytes]:

@@ -22,6 +22,7 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 
+from kionga.hot_http import LastChunk
 from runs.models import Run
 from runs.sse import Opening, opening, run_event_stream
 from runs.stream_limits import BUDGET, counted
@@ -83,5 +84,6 @@ async def with_head(head: dict[str, Any], stream: AsyncIterator[bytes]) -> Async
     data = json.dumps(head, ensure_ascii=False, separators=(",", ":"))
     first = f"event: run\ndata: {data}\n\n".encode()
     async for chunk in stream:
-        yield first + chunk
+        joined = first + chunk
+        yield LastChunk(joined) if isinstance(chunk, LastChunk) else joined
         first = b""
