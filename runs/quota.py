@@ -18,7 +18,7 @@ slot, not even for a moment.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 import kombu.exceptions
@@ -53,7 +53,7 @@ class ThrottleCount:
     answers an error); `done` once they were."""
 
     windows: Sequence[tuple[throttles.WindowThrottle, throttles.Window]] = ()
-    done: bool = field(default=False)
+    done: bool = False
 
 
 THROTTLED: Final = 2  # what _ADMIT answers when a throttle refused
@@ -72,7 +72,7 @@ for i = 4, #KEYS do
   refused = refused or verdict[1] == 0
   verdicts[#verdicts + 1] = verdict
 end
-local answer = {2, 0, 0}
+local answer = {""" + str(THROTTLED) + """, 0, 0}
 if not refused then
   answer = acquire_slot(KEYS[1], KEYS[2], KEYS[3], ARGV[1], tonumber(ARGV[2]),
                         tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]))
