@@ -89,15 +89,16 @@ class Connection:
         if self._last is not None and not (self._last.complete and self._last.keep_alive):
             self._close()  # the last answer was not read to its end, or the server closes
         try:
-            sock = self._connected()
-            sock.sendall(request)
-            self._last = Response(sock)
+            self._last = self._exchange(request)
         except ConnectionError:  # the server closed the kept-alive connection: once more
             self._close()
-            sock = self._connected()
-            sock.sendall(request)
-            self._last = Response(sock)
+            self._last = self._exchange(request)
         return self._last
+
+    def _exchange(self, request: bytes) -> Response:
+        sock = self._connected()
+        sock.sendall(request)
+        return Response(sock)
 
     def json(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         response = self.send(method, path, body)

@@ -7,6 +7,7 @@ operator's configured patterns. Everything matching becomes `[redacted]`.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 from typing import Any, Final
 
@@ -97,8 +98,8 @@ class Redactor:
             # that contains another one is hidden whole (as without literals, the
             # configured patterns stay separate: merging could renumber their groups).
             fixed = [re2.escape(s) for s in self._literals]
-            fixed += [f"(?:{p})" for p in BUILTIN_PATTERNS] if self._builtin else []
-            self._with_literals = [compile_re2("|".join(fixed)),
+            fixed += BUILTIN_PATTERNS if self._builtin else ()
+            self._with_literals = [compile_re2(_alternation(fixed)),
                                    *self._shared[1 if self._builtin else 0:]]
         return self._with_literals
 
@@ -147,19 +148,22 @@ def _compiled(patterns: tuple[str, ...], builtin: bool) -> tuple[list[Any], Any 
     refuses the union, e.g. past its memory budget: each is searched then)."""
     key = (patterns, builtin)
     if key not in _COMPILED:
-        shapes = [*BUILTIN_PATTERNS] if builtin else []
-        compiled = [compile_re2("|".join(f"(?:{p})" for p in shapes))] if builtin else []
+        shapes = BUILTIN_PATTERNS if builtin else ()
+        compiled = [compile_re2(_alternation(shapes))] if builtin else []
         compiled.extend(compile_re2(p) for p in patterns)
         union = None
         if len(compiled) > 1:
-            try:
-                union = compile_re2("|".join(f"(?:{p})" for p in [*shapes, *patterns]))
-            except PatternError:
-                union = None
+            with contextlib.suppress(PatternError):
+                union = compile_re2(_alternation((*shapes, *patterns)))
         if len(_COMPILED) >= 64:  # bounded: patterns come from configuration, not runs
             _COMPILED.clear()
         _COMPILED[key] = (compiled, union)
     return _COMPILED[key]
+
+
+def _alternation(patterns: Iterable[str]) -> str:
+    """One pattern matching wherever any of `patterns` does (each kept in its group)."""
+    return "|".join(f"(?:{p})" for p in patterns)
 
 
 def truncate_bytes(text: str, limit: int) -> str:
