@@ -16,7 +16,7 @@ from django.contrib.auth.models import User
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions
-from rest_framework.authentication import BaseAuthentication, get_authorization_header
+from rest_framework.authentication import get_authorization_header
 from rest_framework.decorators import api_view, authentication_classes
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -26,6 +26,7 @@ from approvals import openapi as doc
 from approvals.actions import check_approval_access, do_decide
 from approvals.listing import list_approvals
 from approvals.serializers import ApprovalListQuerySerializer, DecisionSerializer
+from kionga.auth import PublicApiAuthentication
 from kionga.errors import forbidden
 from kionga.openapi import ERRORS, ok
 from kionga.request_body import parse
@@ -35,10 +36,11 @@ RUN_CREDENTIAL_REFUSED = ("A run credential cannot use the public approval route
                           "runs create and poll their requests on the internal listener.")
 
 
-class RefuseRunCredential(BaseAuthentication):
+class RefuseRunCredential(PublicApiAuthentication):
     """Asked first: a run credential here is 403, not the 401 of an unknown token —
     whatever its state, it may never decide (nor list or create here). Anything else
-    goes on to the platform's token and session authentication."""
+    goes on to the platform's token and session authentication. Listed first, it gives
+    the platform's challenge, so an anonymous caller gets the 401 of every route."""
 
     def authenticate(self, request: Request) -> None:
         parts = get_authorization_header(request).split()

@@ -10,8 +10,21 @@ from rest_framework.request import Request
 from kionga.models import ApiToken
 from kionga.tokens import find_token, signed_in_user
 
+# The challenge of a public API request without (valid) credentials.
+BEARER_CHALLENGE = 'Bearer realm="api"'
 
-class BearerTokenAuthentication(BaseAuthentication):
+
+class PublicApiAuthentication(BaseAuthentication):
+    """Base of the public API's own authentication classes. DRF takes the 401 challenge
+    from the first class a route lists (without one it answers 403); a route that lists
+    classes of its own puts one of these first, so an anonymous caller gets the same 401
+    everywhere (tests/test_platform_anonymous_routes.py)."""
+
+    def authenticate_header(self, request: Request) -> str:
+        return BEARER_CHALLENGE
+
+
+class BearerTokenAuthentication(PublicApiAuthentication):
     keyword = b"bearer"
 
     def authenticate(self, request: Request) -> tuple[User, ApiToken] | None:
@@ -24,10 +37,6 @@ class BearerTokenAuthentication(BaseAuthentication):
         if token is None:
             raise invalid_token("The token is unknown or revoked.")
         return signed_in_user(token), token
-
-    def authenticate_header(self, request: Request) -> str:
-        # A WWW-Authenticate value makes DRF answer 401 instead of 403.
-        return 'Bearer realm="api"'
 
 
 def invalid_token(message: str) -> exceptions.AuthenticationFailed:

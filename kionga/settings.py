@@ -210,7 +210,8 @@ KIONGA_MAX_BODY_BYTES = CEILINGS["max_body_bytes"]
 DATA_UPLOAD_MAX_MEMORY_SIZE = KIONGA_MAX_BODY_BYTES
 
 REST_FRAMEWORK = {
-    # Bearer first: its authenticate_header makes DRF answer 401, not 403.
+    # Bearer first: DRF takes the WWW-Authenticate challenge of the first class, and
+    # with one it answers 401, not 403 (kionga.auth.PublicApiAuthentication).
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "kionga.auth.BearerTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",

@@ -21,7 +21,7 @@ from django.urls.converters import UUIDConverter
 from rest_framework import exceptions as drf
 
 from kionga import hot_http
-from kionga.auth import BearerTokenAuthentication
+from kionga.auth import BEARER_CHALLENGE
 from kionga.hot_routes import App, Handler, Receive, Scope, Send
 from kionga.http_limits import replay
 from kionga.tokens import TOKEN_PREFIX
@@ -68,7 +68,7 @@ async def start_run(scope: Scope, receive: Receive, send: Send, django: App) -> 
         run, release = await pooled(start_with_token)(token, design_id, request, streaming)
     except drf.APIException as exc:
         if exc.status_code == 401:  # as DRF's APIView.handle_exception adds it
-            exc.auth_header = BearerTokenAuthentication().authenticate_header(None)  # type: ignore[attr-defined,arg-type]
+            exc.auth_header = BEARER_CHALLENGE  # type: ignore[attr-defined]
         await hot_http.answer_error(send, exc)
         return
     url = f"{scope['path']}/{run.pk}"
