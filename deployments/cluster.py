@@ -25,9 +25,12 @@ log = logging.getLogger(__name__)
 FIELD_MANAGER: Final = "kionga"
 APPLY: Final = "application/apply-patch+yaml"
 TIMEOUT: Final = (3.0, 10.0)
+# Where the shipped Kubernetes manifests (kustomize) set the gateway's settings.
+K8S_SETTINGS: Final = "docker/k8s/config.yaml"
 TROUBLESHOOTING: Final = ("Deploying needs the Kubernetes managed runtime and "
-                          "KIONGA_NATIVE_AGENT_IMAGE, which Helm sets from "
-                          "images.agent-runtime. Locally, run the version from the designer.")
+                          "KIONGA_NATIVE_AGENT_IMAGE, the agent-runtime image, in the gateway's "
+                          "environment (on Kubernetes: the ConfigMap kionga-config, "
+                          f"{K8S_SETTINGS}). Locally, run the version from the designer.")
 
 
 def runtime_unavailable(reason: str) -> APIError:

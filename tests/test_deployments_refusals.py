@@ -4,11 +4,15 @@ resource the project no longer has, in the version or a nested version (422)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+from django.conf import settings as django_settings
 from django.contrib.auth.models import User
 
+from deployments.cluster import K8S_SETTINGS
 from deployments.models import Agent
 from kionga.models import Project
 from kionga.resource_models import KnowledgeBase
@@ -83,3 +87,16 @@ def test_it_rechecks_the_resources_of_nested_versions(api: Any, carol: User, acm
     [issue] = error["details"]["issues"]
     assert issue["code"] == "unknown_resource" and str(leaf.pk) in issue["message"]
     assert cluster.requests == [] and not Agent.objects.exists()
+
+
+@pytest.mark.allow_output  # Django logs the 503
+def test_its_503_names_the_setting_where_the_shipped_manifests_set_it(
+        api: Any, carol: User, acme: Project, settings: Any) -> None:
+    settings.KIONGA_NATIVE_AGENT_IMAGE = ""
+    version = published(carol, acme, prompt_graph())
+    error = api.assert_error(api.client_for(carol).post(deploy_url(version.pk), {}, format="json"),
+                             503, "runtime_not_configured")
+    assert K8S_SETTINGS in error["message"] and "Helm" not in error["message"]
+    config_map = yaml.safe_load((Path(django_settings.BASE_DIR) / K8S_SETTINGS).read_text())
+    assert config_map["kind"] == "ConfigMap" and config_map["metadata"]["name"] in error["message"]
+    assert "KIONGA_NATIVE_AGENT_IMAGE" in config_map["data"]
