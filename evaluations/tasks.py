@@ -4,9 +4,13 @@ its claims taken and does nothing twice."""
 
 from __future__ import annotations
 
+import logging
+
 from celery import shared_task
 
 from evaluations import progress
+
+log = logging.getLogger(__name__)
 
 
 @shared_task(name="evaluations.advance")
@@ -23,5 +27,8 @@ def settle_task(case_ids: list[int]) -> None:
 
 @shared_task(name="evaluations.sweep")
 def sweep_task() -> None:
-    """From the beat: settle and advance what a lost task left waiting."""
-    progress.sweep()
+    """From the beat: settle and advance what a lost task left waiting. Celery's own
+    lines about it are quiet (KIONGA_QUIET_TASKS): it logs only a sweep that advanced."""
+    advanced = progress.sweep()
+    if advanced:
+        log.info("Advanced %d evaluation(s) with nothing in flight.", advanced)

@@ -14,6 +14,7 @@ from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.http import HttpRequest
 
 from contracts.registry import CEILINGS
+from kionga.log_filters import CELERY_TASK_LOGGERS
 from runner.env import Env
 from runner.redact import DEFAULT_SECRET_PATTERNS
 
@@ -263,6 +264,10 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-evaluations": {"task": "evaluations.sweep", "schedule": 5.0,
                           "options": {"expires": 10.0}},
 }
+# Sweeps every few seconds: Celery's INFO lines about them (beat's "Sending due task",
+# the worker's "received" and "succeeded") are dropped (LOGGING below); a sweep logs
+# what it changed itself.
+KIONGA_QUIET_TASKS = ("approvals.expire_overdue", "evaluations.sweep")
 
 # Product configuration (agent-graph-reference.md "Configuration").
 KIONGA_AGENT_DESIGNER_RUNNER_URL = env.text("KIONGA_AGENT_DESIGNER_RUNNER_URL", "")
@@ -311,8 +316,11 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env.text("KIONGA_LOG_LEVEL", "INFO")},
+    "filters": {"quiet_tasks": {"()": "kionga.log_filters.QuietTasks",
+                                "tasks": KIONGA_QUIET_TASKS}},
     # Every 401/404 would otherwise be a warning line; crashes are still logged.
     "loggers": {"django.request": {"level": "ERROR"},
                 # One INFO line per admin login otherwise; failures and lockouts stay.
-                "axes": {"level": "WARNING"}},
+                "axes": {"level": "WARNING"},
+                **{name: {"filters": ["quiet_tasks"]} for name in CELERY_TASK_LOGGERS}},
 }

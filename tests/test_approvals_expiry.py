@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from django.conf import settings
 from django.contrib.auth.models import User
 
@@ -20,8 +21,9 @@ def _status(approval: ApprovalRequest) -> str:
     return ApprovalRequest.objects.get(pk=approval.pk).status
 
 
+@pytest.mark.allow_output  # the sweep that expired something logs a line
 def test_it_expires_overdue_requests_without_a_reader(alice: User, carol: User,
-                                                      acme: Project) -> None:
+                                                      acme: Project, caplog: Any) -> None:
     run = waiting_run(alice, acme)
     overdue, in_time = pending(run, seconds=-1), pending(run, seconds=60)
     decided = pending(run, seconds=-1)
@@ -33,6 +35,9 @@ def test_it_expires_overdue_requests_without_a_reader(alice: User, carol: User,
     assert (event.project, event.actor, event.target_id, event.details) == (
         acme, None, str(overdue.pk), {"run_id": str(run.pk)})
     assert expire_overdue_task() == 0  # once: nothing left, no second audit event
+    # One line for the sweep that expired a request, none for the one that did not.
+    assert [r.getMessage() for r in caplog.records if r.name == "approvals.tasks"] == [
+        "Expired 1 overdue approval request(s)."]
     assert refresh_expiry(overdue).status == "expired"
     assert AuditEvent.objects.filter(action="approval.expired").count() == 1
 
