@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.views.decorators.csrf import ensure_csrf_cookie
 
 from designer.manifest import canvas_assets
+from kionga.site import site_config
 
 LOGIN_URL = "designer:login"
 
@@ -24,7 +25,8 @@ def _page(request: HttpRequest, design_id: uuid.UUID | None) -> HttpResponse:
         "design_url": reverse("designer:design", args=[uuid.UUID(int=0)]).replace(
             str(uuid.UUID(int=0)), "{id}"),
         "username": request.user.get_username(),
-        "admin": bool(getattr(request.user, "is_staff", False)),
+        # The header's links (landing page, approvals, admin for staff) and sign-out.
+        "site": site_config(request.user),
     }
     return render(request, "designer/page.html",
                   {"assets": canvas_assets(), "config": config})
@@ -45,4 +47,5 @@ def design(request: HttpRequest, design_id: uuid.UUID) -> HttpResponse:
 
 
 # Designers are not staff: the admin's own login page refuses them, this one does not.
-login = LoginView.as_view(template_name="designer/login.html")
+# After it: `next` when safe, else LOGIN_REDIRECT_URL (the designer).
+login = LoginView.as_view(template_name="designer/login.html", redirect_authenticated_user=True)

@@ -6,6 +6,7 @@ from kionga import views
 from kionga.app_urls import app_url_includes
 
 urlpatterns: list[URLPattern | URLResolver] = [
+    path("", views.api_root, name="api-root"),
     path("me", views.me, name="me"),
     path("", include("kionga.projects.urls")),
     *app_url_includes("urls"),

@@ -22,6 +22,20 @@ class ProjectRoleSerializer(serializers.Serializer):
     role = serializers.ChoiceField(choices=["viewer", "editor", "admin"])
 
 
+class ApiDocsSerializer(serializers.Serializer):
+    openapi = serializers.CharField(help_text="The OpenAPI document (JSON or YAML).")
+    reference = serializers.CharField(help_text="The reference pages (ReDoc).")
+
+
+class ApiRootSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    version = serializers.CharField()
+    entry_points = serializers.DictField(
+        child=serializers.CharField(),
+        help_text="Each route without a path parameter: its path under /api/v1/ and its URL.")
+    docs = ApiDocsSerializer()
+
+
 class MeSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     username = serializers.CharField()

@@ -87,6 +87,11 @@ MIDDLEWARE = [
     "kionga.middleware.SyncChainMiddleware",
 ]
 
+# Pages that need a person send others to the sign-in at / (the designer's and the
+# approver UI's pages to their own); after any sign-in without a safe `next`: the designer.
+LOGIN_URL = "home"
+LOGIN_REDIRECT_URL = "designer:home"
+
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
@@ -142,6 +147,8 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                # The product's pages for the headers of the server-rendered pages.
+                "kionga.site.context",
             ],
         },
     },

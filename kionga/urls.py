@@ -6,10 +6,13 @@ from django.contrib.staticfiles.views import serve as serve_static
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
 
-from kionga import views
+from kionga import pages, views
 from kionga.app_urls import app_url_includes
 
 urlpatterns = [
+    # The landing page (the sign-in for people who are not signed in), and signing out.
+    path("", pages.home, name="home"),
+    path("sign-out", pages.sign_out, name="sign-out"),
     path("admin/", admin.site.urls),
     path("designer/", include("designer.urls")),
     path("api/v1/", include("kionga.api_urls")),

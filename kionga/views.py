@@ -1,4 +1,4 @@
-"""Platform endpoints: who am I, health."""
+"""Platform endpoints: the API's root, who am I, health."""
 
 from __future__ import annotations
 
@@ -8,13 +8,16 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from drf_spectacular.utils import extend_schema
-from rest_framework.decorators import api_view
+from rest_framework.decorators import api_view, permission_classes
+from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from kionga.access import blocked_projects
+from kionga.api_root import api_index
 from kionga.models import Membership
-from kionga.serializers import ErrorSerializer, MeSerializer
+from kionga.openapi import ERRORS
+from kionga.serializers import ApiRootSerializer, ErrorSerializer, MeSerializer
 
 
 def me_dict(user: User) -> dict[str, Any]:
@@ -25,6 +28,15 @@ def me_dict(user: User) -> dict[str, Any]:
         for m in memberships.order_by("project_id")
     ]
     return {"id": user.pk, "username": user.get_username(), "projects": projects}
+
+
+@extend_schema(responses={200: ApiRootSerializer, **ERRORS}, operation_id="api_root",
+               description="The API's entry points and docs. Open without credentials: "
+                           "it tells nothing about a caller or a project.")
+@api_view(["GET"])
+@permission_classes([AllowAny])
+def api_root(request: Request) -> Response:
+    return Response(api_index())
 
 
 @extend_schema(responses={200: MeSerializer, 401: ErrorSerializer}, operation_id="me")
