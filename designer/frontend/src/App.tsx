@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import { api, ApiError } from "./api";
 import { Editor } from "./components/Editor";
 import { Home } from "./components/Home";
+import type { SiteConfig } from "./components/SiteNav";
 import type { Design, Project, Registry } from "./types";
 
 export interface PageConfig {
@@ -10,6 +11,7 @@ export interface PageConfig {
   home: string;
   design_url: string;
   username: string;
+  site: SiteConfig;
 }
 
 interface Loaded {
@@ -39,7 +41,8 @@ export function App({ config }: { config: PageConfig }) {
   if (loaded.design && loaded.registry) {
     const role = loaded.projects.find((p) => p.id === loaded.design!.project_id)?.role;
     return <Editor design={loaded.design} registry={loaded.registry} canEdit={role !== undefined && role !== "viewer"}
-                   homeUrl={config.home} />;
+                   homeUrl={config.home} site={config.site} />;
   }
-  return <Home projects={loaded.projects} designUrl={designUrl} username={config.username} />;
+  return <Home projects={loaded.projects} designUrl={designUrl} username={config.username}
+               site={config.site} />;
 }

@@ -21,6 +21,7 @@ import { Lifecycle } from "./Lifecycle";
 import { GroupFrame, NodeView } from "./NodeView";
 import { Palette } from "./Palette";
 import { RunPanel } from "./RunPanel";
+import { SiteMenu, type SiteConfig } from "./SiteNav";
 
 const NODE_TYPES = { kionga: NodeView, frame: GroupFrame };
 const VALIDATE_DEBOUNCE_MS = 400;
@@ -44,6 +45,7 @@ interface Props {
   registry: Registry;
   canEdit: boolean;
   homeUrl: string;
+  site: SiteConfig;
 }
 
 export function Editor(props: Props) {
@@ -59,7 +61,7 @@ function isTyping(target: EventTarget | null): boolean {
   return !!el && (el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName));
 }
 
-function EditorInner({ design: initial, registry, canEdit, homeUrl }: Props) {
+function EditorInner({ design: initial, registry, canEdit, homeUrl, site }: Props) {
   const flow = useReactFlow<CanvasNode, CanvasEdge>();
   const byKind = useMemo(() => new Map(registry.components.map((c) => [c.kind, c])), [registry]);
   const first = useMemo(() => fromDoc(initial.graph, registry), [initial, registry]);
@@ -415,6 +417,7 @@ function EditorInner({ design: initial, registry, canEdit, homeUrl }: Props) {
               {saving ? "Saving…" : "Save"}
             </button>
           </div>
+          <SiteMenu site={site} current="designer" />
         </header>
         {notice && !conflict && (
           <div className={`notice ${notice.kind}`} role={notice.kind === "error" ? "alert" : "status"} data-testid="notice">

@@ -2,6 +2,7 @@
 import { useEffect, useState } from "react";
 import { api, ApiError } from "../api";
 import type { Project, Template } from "../types";
+import { SiteNav, type SiteConfig } from "./SiteNav";
 
 interface Summary {
   id: string;
@@ -16,6 +17,7 @@ interface Props {
   projects: Project[];
   designUrl: (id: string) => string;
   username: string;
+  site: SiteConfig;
 }
 
 const BLANK: Template = {
@@ -29,7 +31,7 @@ const BLANK: Template = {
   },
 };
 
-export function Home({ projects, designUrl, username }: Props) {
+export function Home({ projects, designUrl, username, site }: Props) {
   const [designs, setDesigns] = useState<Summary[] | null>(null);
   const [templates, setTemplates] = useState<Template[]>([BLANK]);
   const editable = projects.filter((p) => p.role !== "viewer");
@@ -65,6 +67,7 @@ export function Home({ projects, designUrl, username }: Props) {
         <span className="brand">◆ Kionga designer</span>
         <span className="spacer" />
         <span className="muted small">Signed in as {username}</span>
+        <SiteNav site={site} current="designer" />
       </header>
       <main className="home-main">
         <section className="card" aria-labelledby="new-title">
