@@ -258,6 +258,10 @@ CELERY_BEAT_SCHEDULE = {
     # expires=: a backlog of sweeps (beat ran while the worker was down) is dropped.
     "expire-approvals": {"task": "approvals.expire_overdue", "schedule": 1.0,
                          "options": {"expires": 5.0}},
+    # A deployed agent's turn never reported ends (turn_lost) seconds after its deadline,
+    # which is a minute or more after it opened (runs/lost_turns.py).
+    "end-lost-turns": {"task": "runs.end_lost_turns", "schedule": 5.0,
+                       "options": {"expires": 10.0}},
     # An evaluation whose settle/advance task was lost moves on within seconds.
     "sweep-evaluations": {"task": "evaluations.sweep", "schedule": 5.0,
                           "options": {"expires": 10.0}},
