@@ -42,7 +42,7 @@ ErrorCode = Literal[
     # evaluations
     "evaluation_not_active", "case_not_finished",
     # deployments
-    "runtime_not_configured",
+    "runtime_not_configured", "project_deploy_quota",
     # internal listener (run credentials)
     "invalid_credential", "run_cancelled", "resource_denied", "side_effects_not_allowed",
     "resource_unavailable", "upstream_rejected", "tool_failed",

@@ -14,6 +14,7 @@ from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.http import HttpRequest
 
 from contracts.registry import CEILINGS
+from kionga import quantities
 from runner.env import Env
 from runner.redact import DEFAULT_SECRET_PATTERNS
 
@@ -285,6 +286,20 @@ KIONGA_AGENT_NAMESPACE = env.text("KIONGA_AGENT_NAMESPACE", "kionga-agents")
 KIONGA_GATEWAY_NAMESPACE = env.text("KIONGA_GATEWAY_NAMESPACE", "kionga")
 KIONGA_AGENT_GATEWAY_URL = env.text(
     "KIONGA_AGENT_GATEWAY_URL", "http://gateway-internal.kionga.svc.cluster.local:8087/api/v1")
+# Deploy ceilings (deployments/ceilings.py). One pod's limits (the agents' namespace's
+# LimitRange holds the same maxima), and per project: agents, the sum of their
+# max_replicas, and of max_replicas x limits.
+KIONGA_AGENT_MAX_CPU = env.parsed("KIONGA_AGENT_MAX_CPU", "2", quantities.cpu_setting,
+                                  quantities.EXAMPLE)
+KIONGA_AGENT_MAX_MEMORY = env.parsed("KIONGA_AGENT_MAX_MEMORY", "2Gi",
+                                     quantities.memory_setting, quantities.EXAMPLE)
+KIONGA_PROJECT_MAX_AGENTS = env.integer("KIONGA_PROJECT_MAX_AGENTS", 10, within=(1, 10_000))
+KIONGA_PROJECT_MAX_AGENT_REPLICAS = env.integer("KIONGA_PROJECT_MAX_AGENT_REPLICAS", 30,
+                                                within=(1, 100_000))
+KIONGA_PROJECT_MAX_AGENT_CPU = env.parsed("KIONGA_PROJECT_MAX_AGENT_CPU", "16",
+                                          quantities.cpu_setting, quantities.EXAMPLE)
+KIONGA_PROJECT_MAX_AGENT_MEMORY = env.parsed("KIONGA_PROJECT_MAX_AGENT_MEMORY", "16Gi",
+                                             quantities.memory_setting, quantities.EXAMPLE)
 KIONGA_DESIGNER_RUNNER_TOKEN = env.text("KIONGA_DESIGNER_RUNNER_TOKEN", "")
 KIONGA_DESIGNER_PORT = env.integer("KIONGA_DESIGNER_PORT", 9100)
 KIONGA_DESIGNER_MAX_RUNS = env.integer("KIONGA_DESIGNER_MAX_RUNS", 8)
