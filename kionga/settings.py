@@ -14,6 +14,7 @@ from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.http import HttpRequest
 
 from contracts.registry import CEILINGS
+from kionga.api_tags import TAGS as API_TAGS
 from runner.env import Env
 from runner.redact import DEFAULT_SECRET_PATTERNS
 
@@ -220,7 +221,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["kionga.parsers.StorableJSONParser"],
     "EXCEPTION_HANDLER": "kionga.errors.api_exception_handler",
     "DEFAULT_THROTTLE_CLASSES": ["kionga.throttles.UserThrottle", "kionga.throttles.AnonThrottle"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Tags and summaries by operation_id (kionga/api_tags.py).
+    "DEFAULT_SCHEMA_CLASS": "kionga.schema.CatalogueAutoSchema",
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 
@@ -235,6 +237,9 @@ SPECTACULAR_SETTINGS = {
     # The schema and docs are public so tools can discover the API.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
+    "TAGS": API_TAGS,
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "kionga.schema.keep_used_tags"],
     "REDOC_DIST": "SIDECAR",
     # Several bodies have a "role": a project role here, a chat role elsewhere.
     "ENUM_NAME_OVERRIDES": {"ProjectRoleEnum": ["viewer", "editor", "admin"]},
