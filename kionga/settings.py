@@ -241,6 +241,18 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
                              "kionga.schema.keep_used_tags"],
     "REDOC_DIST": "SIDECAR",
+    # Swagger UI ("try it", /api/docs/swagger/) from the sidecar too; its start script
+    # is ours (kionga/static/kionga/swagger-ui-init.js), so the CSP stays "self" only.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_SETTINGS": {
+        "deepLinking": True,
+        "displayOperationId": True,
+        "filter": True,
+        # The token stays in the tab's memory, never in localStorage.
+        "persistAuthorization": False,
+        # No badge from validator.swagger.io: the CSP allows our own origin only.
+        "validatorUrl": None,
+    },
     # Several bodies have a "role": a project role here, a chat role elsewhere.
     "ENUM_NAME_OVERRIDES": {"ProjectRoleEnum": ["viewer", "editor", "admin"]},
 }
