@@ -56,7 +56,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
-    # ReDoc's JavaScript from our own static files, never a CDN.
+    # ReDoc's and Swagger UI's JavaScript from our own static files, never a CDN.
     "drf_spectacular_sidecar",
     "axes",
     "kionga",
