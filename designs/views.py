@@ -6,7 +6,6 @@ import uuid
 from typing import Any
 
 from django.contrib.auth.models import User
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.decorators import api_view
 from rest_framework.request import Request
@@ -23,16 +22,14 @@ from kionga.models import Role
 from kionga.openapi import ERRORS, json_body, ok
 from kionga.request_body import parse
 
-OBJECT = OpenApiTypes.OBJECT
 
-
-@extend_schema(responses={200: OBJECT}, operation_id="components")
+@extend_schema(responses={200: ok(doc.REGISTRY)}, operation_id="components")
 @api_view(["GET"])
 def components(request: Request) -> Response:
     return Response(registry_document())
 
 
-@extend_schema(responses={200: OBJECT}, operation_id="templates")
+@extend_schema(responses={200: ok(doc.TEMPLATE_LIST)}, operation_id="templates")
 @api_view(["GET"])
 def templates(request: Request) -> Response:
     return Response({"templates": template_list()})

@@ -15,6 +15,7 @@ from django.http import HttpRequest
 
 from contracts.registry import CEILINGS
 from kionga import quantities
+from kionga.api_tags import TAGS as API_TAGS
 from runner.env import Env
 from runner.redact import DEFAULT_SECRET_PATTERNS
 
@@ -56,7 +57,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
-    # ReDoc's JavaScript from our own static files, never a CDN.
+    # ReDoc's and Swagger UI's JavaScript from our own static files, never a CDN.
     "drf_spectacular_sidecar",
     "axes",
     "kionga",
@@ -221,7 +222,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["kionga.parsers.StorableJSONParser"],
     "EXCEPTION_HANDLER": "kionga.errors.api_exception_handler",
     "DEFAULT_THROTTLE_CLASSES": ["kionga.throttles.UserThrottle", "kionga.throttles.AnonThrottle"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Tags and summaries by operation_id (kionga/api_tags.py).
+    "DEFAULT_SCHEMA_CLASS": "kionga.schema.CatalogueAutoSchema",
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 
@@ -236,7 +238,22 @@ SPECTACULAR_SETTINGS = {
     # The schema and docs are public so tools can discover the API.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
+    "TAGS": API_TAGS,
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "kionga.schema.keep_used_tags"],
     "REDOC_DIST": "SIDECAR",
+    # Swagger UI ("try it", /api/docs/swagger/) from the sidecar too; its start script
+    # is ours (kionga/static/kionga/swagger-ui-init.js), so the CSP stays "self" only.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_SETTINGS": {
+        "deepLinking": True,
+        "displayOperationId": True,
+        "filter": True,
+        # The token stays in the tab's memory, never in localStorage.
+        "persistAuthorization": False,
+        # No badge from validator.swagger.io: the CSP allows our own origin only.
+        "validatorUrl": None,
+    },
     # Several bodies have a "role": a project role here, a chat role elsewhere.
     "ENUM_NAME_OVERRIDES": {"ProjectRoleEnum": ["viewer", "editor", "admin"]},
 }
