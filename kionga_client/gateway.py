@@ -13,9 +13,11 @@ from kionga_client import __version__
 from kionga_client.errors import KiongaError
 
 DEFAULT_URL = "http://127.0.0.1:8000"
-# The approver web UI's page of one request, under the gateway's base URL (the route
-# `approver:detail` of approvals/web_urls.py; tests check the two agree).
+# Pages of the gateway's web UI under its base URL, where people act: the approver UI's
+# page of one request (`approver:detail`, approvals/web_urls.py) and a design's canvas
+# (`designer:design`, designer/urls.py). Tests check them against those routes.
 APPROVER_PAGE = "/approvals/{approval_id}/"
+DESIGNER_PAGE = "/designer/designs/{design_id}/"
 
 # The gateway's code (or HTTP status) → ours. 404 is per request (what was not found).
 _BY_CODE: dict[str, str] = {
@@ -97,6 +99,10 @@ class Gateway:
     def approver_page(self, approval_id: str) -> str:
         """Where a person decides this approval request (the approver web UI)."""
         return self.settings.url + APPROVER_PAGE.format(approval_id=approval_id)
+
+    def designer_page(self, design_id: str) -> str:
+        """The design's canvas (its test cases, evaluations and publish panel too)."""
+        return self.settings.url + DESIGNER_PAGE.format(design_id=design_id)
 
     def check_token(self) -> None:
         if not self.settings.token:

@@ -30,8 +30,13 @@ def evaluate(gw: Gateway, design_id: str, *, revision: int | None = None, gate: 
     body: dict[str, Any] = {"gate": gate, "allow_side_effects": allow_side_effects}
     if revision is not None:
         body["revision"] = revision
-    evaluation = gw.request("POST", f"/agent-designs/{design_id}/evaluations", json=body,
-                            not_found="DESIGN_NOT_FOUND")
+    try:
+        evaluation = gw.request("POST", f"/agent-designs/{design_id}/evaluations", json=body,
+                                not_found="DESIGN_NOT_FOUND")
+    except KiongaError as exc:
+        if "cases" in (exc.details.get("fields") or {}):  # no test case to run
+            exc.hint = no_cases_hint(gw.designer_page(design_id), design_id)
+        raise
     deadline = time.monotonic() + timeout
     while not detach and evaluation.get("status") not in EVALUATION_FINAL:
         if time.monotonic() > deadline:
@@ -52,6 +57,12 @@ def evaluate(gw: Gateway, design_id: str, *, revision: int | None = None, gate: 
                           f"{counts.get('failed', '?')} of {counts.get('total', '?')} cases "
                           f"failed.", data=data)
     return Result(data)
+
+
+def no_cases_hint(canvas: str, design_id: str) -> str:
+    return (f"Add test cases first: on the design's canvas, {canvas} (Test & publish: "
+            f"Suggest test cases), or with PUT /api/v1/agent-designs/{design_id}/fixtures; "
+            "then evaluate again.")
 
 
 def _evaluation_data(evaluation: dict[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """The quality gate from the CLI: `kionga evaluate ID` then `kionga publish ID --evaluation
 EVALUATION_ID` publishes, and every refusal's hint leads through the gate: the commands it
-names, run as written, publish (they never send you back to the command that failed)."""
+names, run as written, publish (they never send you back to the command that failed); an
+evaluation without test cases points at where to add them."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.urls import reverse
 
 from designs.models import Design
 from tests.conftest import Api
@@ -110,3 +112,22 @@ def test_a_revision_the_design_lacks_is_not_taken_for_a_missing_design(
                                       "are 1 to 1.")
         assert refused["hint"] == "Leave --revision out for the latest (1)."
     assert kionga("publish", design_id)["data"]["created"] is True
+
+
+def test_evaluate_without_test_cases_hints_where_to_add_them(stack: Stack, api: Api,
+                                                            alice: Any) -> None:
+    token = api.token_for(alice)
+    kionga = Kionga(stack, token)
+    design_id = kionga("designs", "create", "--template", "assistant")["data"]["design_id"]
+    refused = kionga("evaluate", design_id, code=2)["error"]
+    assert "There is no test case to evaluate" in refused["message"]  # the server's
+    canvas = stack.base_url + reverse("designer:design", args=[design_id])
+    assert refused["hint"] == (
+        f"Add test cases first: on the design's canvas, {canvas} (Test & publish: Suggest "
+        f"test cases), or with PUT /api/v1/agent-designs/{design_id}/fixtures; then "
+        "evaluate again.")
+    answer = Http(stack, token).client.put(f"/api/v1/agent-designs/{design_id}/fixtures", json={
+        "revision": 0, "cases": [{"name": "answers", "input": "hi",
+                                  "expected": {"calls": ["model", "output"]}}]})
+    assert answer.status_code == 200, answer.text
+    assert kionga("evaluate", design_id)["data"]["passed"] is True
