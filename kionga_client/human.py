@@ -17,6 +17,8 @@ from kionga_client import operations as ops
 from kionga_client.errors import KiongaError
 
 MAX_CELL = 60  # longer text cells are cut (IDs never are)
+SHORT_HASH = 12  # characters of a behaviour hash people are shown
+WHOLE_COLUMNS = ("content_sha256", "status", "error")  # besides IDs: hashes and codes
 MIN_TEXT_WIDTH = 10  # a text column wraps down to this, never vanishes
 TABLE_EDGES = 3  # per column: padding on both sides and its border
 
@@ -38,12 +40,10 @@ class Out:
 
 # --- tables ----------------------------------------------------------------------------------
 
-def table(out: Out, rows: list[dict[str, Any]], columns: list[str], title: str,
-          whole: tuple[str, ...] = ()) -> None:
-    """Rows as a table. ID columns (and those in `whole`, such as codes) are never cut or
-    wrapped (people copy them); when the terminal is too narrow for them, the table is
-    printed wider than it. Other text wraps (a word too long for its column folds),
-    never cut short by the table."""
+def table(out: Out, rows: list[dict[str, Any]], columns: list[str], title: str) -> None:
+    """Rows as a table. IDs, hashes and codes are never cut or wrapped (people copy them);
+    when the terminal is too narrow for them, the table is printed wider than it. Other
+    text wraps (a word too long for its column folds), never cut short by the table."""
     if not rows:
         out.say(f"No {title}.")
         return
@@ -52,7 +52,7 @@ def table(out: Out, rows: list[dict[str, Any]], columns: list[str], title: str,
     for column in columns:
         cells = [_cell(column, row.get(column)) for row in rows]
         widest = max(len(column), *(len(cell) for cell in cells))
-        if _is_id(column) or column in whole:
+        if _kept_whole(column):
             grid.add_column(column, no_wrap=True, min_width=widest)
         else:
             widest = min(widest, MIN_TEXT_WIDTH)
@@ -66,6 +66,10 @@ def table(out: Out, rows: list[dict[str, Any]], columns: list[str], title: str,
 
 def _is_id(column: str) -> bool:
     return column == "id" or column.endswith("_id")
+
+
+def _kept_whole(column: str) -> bool:
+    return _is_id(column) or column in WHOLE_COLUMNS
 
 
 @contextmanager
@@ -83,6 +87,8 @@ def _cell(column: str, value: Any) -> str:
         return "-"
     if column in ("at", "started") or column.endswith("_at"):
         return _time(value)
+    if column == "content_sha256":  # never an argument: short, as git shows a hash
+        return str(value)[:SHORT_HASH]
     text = value if isinstance(value, str) else json.dumps(value)
     return text if _is_id(column) or len(text) <= MAX_CELL else text[:MAX_CELL - 3] + "..."
 
@@ -126,7 +132,7 @@ def run_row(run: dict[str, Any]) -> dict[str, Any]:
         started = datetime.fromisoformat(run["started_at"])
         seconds, so_far = (datetime.now(UTC) - started).total_seconds(), " so far"
     return {"id": run["run_id"], "status": run["status"], "started": run.get("started_at"),
-            "duration": duration(seconds) + so_far if seconds is not None else "-",
+            "duration": duration(seconds) + so_far,
             "error": (run.get("error") or {}).get("code")}
 
 
@@ -164,7 +170,7 @@ def show(out: Out, command: str, data: Any) -> None:
 
 def show_runs(out: Out, data: dict[str, Any]) -> None:
     table(out, [run_row(r) for r in data["runs"]], RUN_COLUMNS,
-          f"runs of design {data['design_id']}", whole=("status", "error"))
+          f"runs of design {data['design_id']}")
 
 
 def show_design(verb: str) -> Callable[[Out, dict[str, Any]], None]:
@@ -207,7 +213,7 @@ def show_evaluation(out: Out, data: dict[str, Any]) -> None:
 def show_publish(out: Out, data: dict[str, Any]) -> None:
     """What a publish did: a new version, or (saying so first) none, the same behaviour
     being an existing version already."""
-    number, sha = data["number"], str(data["content_sha256"])[:12]
+    number, sha = data["number"], str(data["content_sha256"])[:SHORT_HASH]
     if data["created"]:
         out.say(f"Published version {number} (sha256 {sha}…) of design {data['design_id']}, "
                 f"from revision {data.get('source_revision')}.", style="bold green")

@@ -25,11 +25,9 @@ def evaluate(gw: Gateway, design_id: str, *, revision: int | None = None, gate: 
              poll: float = 0.5, timeout: float = 600.0) -> Result:
     """Start an evaluation of the design's fixtures and, unless detached, wait for it.
     `gate` (every case; the default) is what a publish's quality gate accepts."""
-    if revision is not None:
-        check_revision(design_get(gw, design_id), revision)
     body: dict[str, Any] = {"gate": gate, "allow_side_effects": allow_side_effects}
     if revision is not None:
-        body["revision"] = revision
+        body["revision"] = check_revision(design_get(gw, design_id), revision)
     try:
         evaluation = gw.request("POST", f"/agent-designs/{design_id}/evaluations", json=body,
                                 not_found="DESIGN_NOT_FOUND")

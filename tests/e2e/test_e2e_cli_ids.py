@@ -1,6 +1,7 @@
-"""IDs in `kionga`: tables print them whole on an 80-column output (people copy them), and
-wherever an ID is an argument a unique prefix of it works, as git takes a short hash; an
-ambiguous prefix is a USAGE error naming the matches, an unknown one is not found."""
+"""IDs in `kionga`: tables print them whole on an 80-column output (people copy them;
+behaviour hashes short, as git's), and wherever an ID is an argument a unique prefix of
+it works, as git takes a short hash; an ambiguous prefix is a USAGE error naming the
+matches, an unknown one is not found."""
 
 from __future__ import annotations
 
@@ -37,11 +38,13 @@ def test_tables_print_whole_ids(stack: Stack, api: Api, alice: Any, tmp_path: Pa
     gated = kionga("designs", "create", "--file",
                    graph_file(tmp_path, approval_graph()))["data"]["design_id"]
     run_id = kionga("run", gated, "--input", "x", "--detach")["data"]["run_id"]
-    version_id = kionga("publish", design_id)["data"]["version_id"]
+    published = kionga("publish", design_id)["data"]
+    version_id, sha = published["version_id"], published["content_sha256"]
     listed, _ = kionga.human("designs", "list")
     assert design_id in listed and gated in listed
     versions, _ = kionga.human("versions", "list", design_id)
     assert version_id in versions
+    assert f" {sha[:12]} " in versions and sha not in versions  # a hash, short as git's
     approval_id = wait_for(lambda: kionga("approvals", "list")["data"]["approvals"])[0]["id"]
     pending, _ = kionga.human("approvals", "list")
     assert run_id in pending and approval_id in pending
