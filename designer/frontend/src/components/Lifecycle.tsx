@@ -16,6 +16,7 @@ interface Case { id?: string; name: string; input: string }
 interface Fixtures { revision: number; cases: Case[] }
 interface Evaluation {
   id: string; revision: number | null; gate: boolean; status: string; passed: boolean | null;
+  all_cases?: boolean; design_cases?: number | null;
   content_sha256: string; progress: { done: number; total: number };
   counts: { total: number; passed: number; failed: number; cancelled: number };
   error?: { message?: string } | null;
@@ -28,6 +29,8 @@ interface Version {
 interface Answer { title: string; ok: boolean; lines: string[] }
 
 const ACTIVE = new Set(["queued", "running"]);
+// Only an evaluation that ran every case may open the quality gate (with or without `gate`).
+const ranEveryCase = (e: Evaluation) => e.all_cases ?? e.gate;
 const POLL_MS = 600;
 
 function explain(title: string, e: unknown): Answer {
@@ -117,7 +120,7 @@ export function Lifecycle({ design, dirty, canEdit }: Props) {
     return null;
   });
   const passing = evaluation && evaluation.status === "completed" && evaluation.passed
-    && evaluation.gate && evaluation.revision === design.revision ? evaluation : null;
+    && ranEveryCase(evaluation) && evaluation.revision === design.revision ? evaluation : null;
   const publish = () => act("Publish", async () => {
     const body: Record<string, unknown> = { revision: design.revision, notes };
     if (passing && useEvaluation) body.evaluation_id = passing.id;
@@ -214,7 +217,7 @@ function EvaluationView({ evaluation: e, revision }: { evaluation: Evaluation; r
          role="status" aria-live="polite">
       <div className="row">
         <strong>{verdict}</strong>
-        <span className="muted small">{e.id.slice(0, 8)} · revision {e.revision ?? "?"}{e.revision !== revision ? " (not the saved one)" : ""}{e.gate ? " · all cases" : ""}</span>
+        <span className="muted small">{e.id.slice(0, 8)} · revision {e.revision ?? "?"}{e.revision !== revision ? " (not the saved one)" : ""}{ranEveryCase(e) ? " · all cases" : ""}</span>
       </div>
       <progress max={Math.max(e.progress.total, 1)} value={e.progress.done}
                 aria-label={`${e.progress.done} of ${e.progress.total} cases done`} />
