@@ -26,6 +26,8 @@ interface Version {
   id: string; number: number; content_sha256: string; created_at: string; notes?: string;
   author?: string | null; deployments?: { agent_name: string; current: boolean }[];
 }
+// A publish's answer: the version, and for an unchanged behaviour (200) why nothing new was published.
+interface Published extends Version { created?: boolean; message?: string }
 interface Answer { title: string; ok: boolean; lines: string[] }
 
 const ACTIVE = new Set(["queued", "running"]);
@@ -124,9 +126,12 @@ export function Lifecycle({ design, dirty, canEdit }: Props) {
   const publish = () => act("Publish", async () => {
     const body: Record<string, unknown> = { revision: design.revision, notes };
     if (passing && useEvaluation) body.evaluation_id = passing.id;
-    const v = await api<Version>("POST", `${base}/publish`, body);
+    const v = await api<Published>("POST", `${base}/publish`, body);
     forgetResources();
     await loadVersions();
+    if (v.created === false) {
+      return [v.message ?? `Nothing new was published: version ${v.number} has the same behaviour.`];
+    }
     return [`Version ${v.number} published (behaviour ${v.content_sha256.slice(0, 12)})`
             + (body.evaluation_id ? " with its passing evaluation." : ".")];
   });
