@@ -83,4 +83,26 @@ describe("Lifecycle (test & publish)", () => {
     await waitFor(() => expect(screen.getByTestId("evaluation").textContent).not.toContain("all cases"));
     expect(screen.queryByRole("checkbox", { name: /with evaluation/ })).toBeNull();
   });
+
+  it("lets an editor require an evaluation to publish, with a PUT that sends no graph", async () => {
+    const saved = { ...design, require_evaluation: true };
+    const calls = serve({ ...reads(null), [`PUT ${base}`]: [200, saved] });
+    const onDesign = vi.fn();
+    render(<Lifecycle design={design} dirty={true} canEdit={true} onDesign={onDesign} />);
+    const toggle = await screen.findByRole("checkbox", { name: "Require a passing evaluation to publish" });
+    expect((toggle as HTMLInputElement).checked).toBe(false);
+    fireEvent.click(toggle);
+    await waitFor(() => expect(onDesign).toHaveBeenCalledWith(saved));
+    expect(calls.find((c) => c.method === "PUT")!.body).toEqual({ revision: 3, require_evaluation: true });
+    expect((await screen.findByTestId("lifecycle-answer")).textContent)
+      .toContain("Publishing now requires a passing evaluation");
+  });
+
+  it("shows the setting to viewers without letting them change it", async () => {
+    serve(reads(null));
+    render(<Lifecycle design={{ ...design, require_evaluation: true }} dirty={false} canEdit={false} />);
+    const toggle = await screen.findByRole("checkbox", { name: "Require a passing evaluation to publish" });
+    expect((toggle as HTMLInputElement).checked).toBe(true);
+    expect((toggle as HTMLInputElement).disabled).toBe(true);
+  });
 });

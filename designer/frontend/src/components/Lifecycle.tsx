@@ -10,6 +10,8 @@ interface Props {
   design: Design;
   dirty: boolean;
   canEdit: boolean;
+  /** The design as a settings change answered it (same revision: unsaved canvas edits stay). */
+  onDesign?: (design: Design) => void;
 }
 
 interface Case { id?: string; name: string; input: string }
@@ -50,7 +52,7 @@ function explain(title: string, e: unknown): Answer {
   return { title, ok: false, lines: [String(e)] };
 }
 
-export function Lifecycle({ design, dirty, canEdit }: Props) {
+export function Lifecycle({ design, dirty, canEdit, onDesign }: Props) {
   const base = `/agent-designs/${design.id}`;
   const [fixtures, setFixtures] = useState<Fixtures | "unavailable" | null>(null);
   const [proposals, setProposals] = useState<Case[] | null>(null);
@@ -136,6 +138,15 @@ export function Lifecycle({ design, dirty, canEdit }: Props) {
             + (body.evaluation_id ? " with its passing evaluation." : ".")];
   });
 
+  // A design setting, not part of a revision: the PUT sends no graph, so it makes none.
+  const setRequireEvaluation = (on: boolean) => act("Publish settings", async () => {
+    const saved = await api<Design>("PUT", base, { revision: design.revision, require_evaluation: on });
+    onDesign?.(saved);
+    return [saved.require_evaluation
+      ? "Publishing now requires a passing evaluation of every case of the revision."
+      : "Publishing no longer requires an evaluation."];
+  });
+
   const cases = fixtures && fixtures !== "unavailable" ? fixtures.cases : [];
   return (
     <section className="lifecycle" aria-label="Publish">
@@ -170,6 +181,11 @@ export function Lifecycle({ design, dirty, canEdit }: Props) {
       {evaluation && <EvaluationView evaluation={evaluation} revision={design.revision} />}
 
       <h3>Publish</h3>
+      <label className="check small">
+        <input type="checkbox" checked={design.require_evaluation} disabled={busy || !canEdit}
+               onChange={(e) => setRequireEvaluation(e.target.checked)} />
+        {" "}Require a passing evaluation to publish
+      </label>
       {design.require_evaluation && (
         <p className="note small">This design requires a passing evaluation of the revision to publish.</p>
       )}
