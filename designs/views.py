@@ -67,7 +67,8 @@ def designs(request: Request) -> Response:
     graph = actions.check_graph_document(graph) if graph is not None else actions.EMPTY_GRAPH
     assert isinstance(request.user, User)
     design = actions.do_create_design(request.user, project, body["name"],
-                                      body.get("description") or "", graph)
+                                      body.get("description") or "", graph,
+                                      body["require_evaluation"])
     return Response(actions.design_dict(design), status=201)
 
 
@@ -81,10 +82,11 @@ def design(request: Request, design_id: uuid.UUID) -> Response:
         return Response(actions.design_dict(actions.check_design_access(request.user, design_id)))
     found = actions.check_design_access(request.user, design_id, Role.EDITOR)
     body = parse(SaveDesignSerializer, request.data)
-    graph = actions.check_graph_document(body["graph"])
+    graph = actions.check_graph_document(body["graph"]) if "graph" in body else None
     assert isinstance(request.user, User)
-    saved = actions.do_save_revision(request.user, found, body["revision"], graph,
-                                     body.get("name"), body.get("description"))
+    saved = actions.do_change_design(request.user, found, actions.DesignChange(
+        body["revision"], graph, body.get("name"), body.get("description"),
+        body["require_evaluation"]))
     return Response(actions.design_dict(saved))
 
 
