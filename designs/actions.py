@@ -27,7 +27,6 @@ from kionga.access import (
 )
 from kionga.errors import APIError, invalid_field
 from kionga.models import Project, Role
-from kionga.parsers import RefusedJSON
 
 EMPTY_GRAPH: dict[str, Any] = {
     "schema_version": 2,
@@ -47,13 +46,13 @@ def invalid_document(issues: list[Issue]) -> APIError:
 
 
 def graph_body(request: Request) -> Any:
-    """The parsed body of a validate route. A body that is not JSON at all is 400
-    invalid_document in the issue shape (the spec: like any other body that is no
-    graph document); JSON we refuse (kionga.parsers.RefusedJSON) stays invalid_json."""
+    """The parsed body of a validate route. A body the JSON parser refuses — not JSON at
+    all, or JSON the platform cannot hold (kionga.parsers: nesting past the limit, a
+    lone surrogate, a non-finite number, NUL) — is 400 invalid_document in the issue
+    shape, the parser's message saying which (the spec: like any other body that is no
+    graph document)."""
     try:
         return request.data
-    except RefusedJSON:
-        raise
     except ParseError as exc:
         raise invalid_document([error("invalid_document", str(exc.detail))]) from None
 
