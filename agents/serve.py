@@ -84,9 +84,9 @@ class Runtime:
             latency_ms = round((time.monotonic() - started) * 1000)
             report = _report(result, latency_ms)
             reported = await gateway.post(f"agent-turns/{turn_id}/report", json=report)
-            if reported.status_code != 200:
-                log.warning("the gateway refused the report of turn %s: %s", turn_id,
-                            reported.status_code)
+            if reported.status_code != 200:  # e.g. 409 turn_lost: reported past its deadline
+                log.warning("the gateway refused the report of turn %s: %s %s", turn_id,
+                            reported.status_code, reported.text[:300])
         return 200, {"turn_id": turn_id, "status": result.status, "output": result.output,
                      "error": result.error, "usage": {"tokens": report["tokens"]},
                      "latency_ms": latency_ms}

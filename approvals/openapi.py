@@ -13,12 +13,16 @@ APPROVAL = obj(
     {"id": STRING, "status": APPROVAL_STATUS, "comment": NULLABLE_STRING},
     {"expires_at": STRING, "node_id": STRING, "run_id": NULLABLE_STRING},
 )
-LIST_ENTRY = obj({
-    "id": STRING, "project_id": INTEGER, "design_id": NULLABLE_STRING,
-    "design_name": NULLABLE_STRING, "run_id": NULLABLE_STRING, "node_id": STRING,
+_REQUEST_FIELDS: dict[str, Any] = {
+    "id": STRING, "project_id": INTEGER, "run_id": NULLABLE_STRING, "node_id": STRING,
     "message": STRING, "preview": STRING, "status": APPROVAL_STATUS,
     "comment": NULLABLE_STRING, "decided_by": NULLABLE_STRING,
     "decided_at": NULLABLE_STRING, "expires_at": STRING, "created_at": STRING,
-})
+}
+# One request as people read and decide it (ApprovalRequest.to_dict).
+APPROVAL_DETAIL = obj(_REQUEST_FIELDS)
+# A list entry adds the design the run belongs to (approvals/listing.py).
+LIST_ENTRY = obj({**_REQUEST_FIELDS, "design_id": NULLABLE_STRING,
+                  "design_name": NULLABLE_STRING})
 APPROVAL_LIST = obj({"approvals": {"type": "array", "items": LIST_ENTRY},
                      "next_before": NULLABLE_STRING})

@@ -81,14 +81,14 @@ def approvals(request: Request) -> Response:
     return Response(list_approvals(request.user, query))
 
 
-@extend_schema(responses={200: dict, **ERRORS}, operation_id="get_approval")
+@extend_schema(responses={200: ok(doc.APPROVAL_DETAIL), **ERRORS}, operation_id="get_approval")
 @api_view(["GET"])
 @authentication_classes(AUTHENTICATION)
 def approval(request: Request, approval_id: uuid.UUID) -> Response:
     return Response(check_approval_access(request.user, approval_id).to_dict())
 
 
-@extend_schema(request=DecisionSerializer, responses={200: dict, **ERRORS},
+@extend_schema(request=DecisionSerializer, responses={200: ok(doc.APPROVAL_DETAIL), **ERRORS},
                operation_id="decide_approval")
 @api_view(["POST"])
 @authentication_classes(AUTHENTICATION)

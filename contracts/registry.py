@@ -8,7 +8,7 @@ parse as such.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Final, Literal
 
 from contracts.types import ALL_TYPES, PortType
@@ -38,6 +38,9 @@ class Setting:
     choices: tuple[str, ...] = ()
     # Which platform resource an ID setting names (validated against the project).
     resource: ResourceKind | None = None
+    # For an optional setting the node does nothing useful without: what the node does
+    # when it is empty (the validator warns with it: missing_optional_config).
+    when_empty: str | None = None
 
 
 @dataclass(frozen=True)
@@ -95,9 +98,13 @@ def _out(type_: PortType, *names: str) -> tuple[Port, ...]:
 
 
 _ERROR = Port("error", ("text",))
-# The published version that subflow, map and loop run (optional for a loop only).
+# The published version that subflow, map and loop run (optional for a loop only, as
+# the reference's table has it).
 _FLOW = Setting("subflow", "Flow", "A published version ID.", "resource", True,
                 resource="version")
+_LOOP_FLOW = replace(_FLOW, required=False,
+                     when_empty="runs nothing: its input passes through unchanged, on out "
+                                "when until is empty or holds for it, else on exhausted")
 
 _ROUTES = tuple(
     Setting(
@@ -194,10 +201,8 @@ COMPONENTS: Final[dict[str, Component]] = {
             _in(*ALL_TYPES),
             (*_out("documents"), _ERROR),
             (
-                # Required: a storage node without a dataset has nothing to read
-                # (the reference leaves it unstarred; it could only ever fail at run time).
-                Setting("dataset", "Dataset", "A dataset ID.", "resource", True,
-                        resource="dataset"),
+                Setting("dataset", "Dataset", "A dataset ID.", "resource", resource="dataset",
+                        when_empty="reads nothing and passes on an empty list of documents"),
                 Setting("key", "Key", "The object's key; {input} is the incoming text.",
                         "template"),
             ),
@@ -294,9 +299,7 @@ COMPONENTS: Final[dict[str, Component]] = {
             _in("text", "chat", "json"),
             (*_out("text", "out", "exhausted"), _ERROR),
             (
-                # Required: a loop iterates a published version; without one it has
-                # nothing to run (the reference leaves it unstarred).
-                _FLOW,
+                _LOOP_FLOW,
                 Setting("until", "Until", "Condition checked after each iteration.",
                         "condition"),
                 Setting("max_iterations", "Max iterations", "1–10.", "integer", default="3",

@@ -2,7 +2,8 @@
 
 Config values are strings (the graph document says so). An empty string means "use
 the default", so it is never checked against a format, and a required setting that
-is empty counts as missing.
+is empty counts as missing. An optional one the node does nothing useful without
+(`when_empty` in the registry) gets a warning saying what the node will do.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from contracts.conditions import ConditionError, parse_condition
-from contracts.issues import Issue, error, quote
+from contracts.issues import Issue, error, quote, warning
 from contracts.registry import COMPONENTS, LIMITS, Component, Setting
 
 # Looked up once per config key, so build the name → setting maps once.
@@ -21,6 +22,10 @@ _SETTINGS: Final[dict[str, dict[str, Setting]]] = {
 }
 _REQUIRED: Final[dict[str, tuple[Setting, ...]]] = {
     kind: tuple(s for s in comp.settings if s.required) for kind, comp in COMPONENTS.items()
+}
+# Optional settings a node does nothing useful without: warned about when empty.
+_WARN_WHEN_EMPTY: Final[dict[str, tuple[Setting, ...]]] = {
+    kind: tuple(s for s in comp.settings if s.when_empty) for kind, comp in COMPONENTS.items()
 }
 _KNOWN: Final[dict[str, str]] = {
     kind: ", ".join(names) or "none" for kind, names in _SETTINGS.items()
@@ -72,6 +77,15 @@ def check_config(
             issues.append(error(
                 "missing_required_config",
                 f"{component.label} needs {setting.label} ({setting.name}).",
+                f"{base}.{setting.name}",
+                node_id,
+            ))
+    for setting in _WARN_WHEN_EMPTY[component.kind]:
+        if config.get(setting.name, "") == "":
+            issues.append(warning(
+                "missing_optional_config",
+                f"{component.label} node {quote(node_id)} has no {setting.label} "
+                f"({setting.name}): it {setting.when_empty}.",
                 f"{base}.{setting.name}",
                 node_id,
             ))

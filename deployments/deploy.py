@@ -1,11 +1,13 @@
 """POST agent-versions/{id}/deploy: checks, then one transaction around the apply.
 
 Order (decisions in the README): the caller (editor or admin of the version's project),
-the body, every resource of the version and of each nested version against the project
-now (422 validation_failed), the quality gate when `require_evaluation` (409), the
-managed runtime (503 runtime_not_configured) — and only then the transaction that
-creates or rolls the agent forward, records the rollout and applies the objects. A
-failed apply rolls the transaction back: no agent, rollout or credential stays behind.
+the body, its pod limits against the installation's ceiling (400), every resource of the
+version and of each nested version against the project now (422 validation_failed), the
+quality gate when `require_evaluation` (409), the managed runtime (503
+runtime_not_configured) — and only then the transaction that, holding the project's row,
+checks the project's ceilings (409 project_deploy_quota), creates or rolls the agent
+forward, records the rollout and applies the objects. A failed apply rolls the
+transaction back: no agent, rollout or credential stays behind.
 """
 
 from __future__ import annotations
@@ -19,12 +21,14 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from deployments import cluster, objects
+from deployments.ceilings import check_pod_limits, check_project_ceilings, footprint
 from deployments.credentials import issue_credential
 from deployments.models import Agent, Rollout
 from designs.actions import graph_report
-from designs.models import Design, Version
+from designs.models import Version
 from kionga import audit
 from kionga.errors import APIError
+from kionga.models import Project
 
 RESOURCE_CODES = frozenset({"unknown_resource", "unknown_version"})
 
@@ -68,6 +72,7 @@ def check_evaluation(version: Version) -> None:
 
 
 def do_deploy(user: User, version: Version, request: DeployRequest) -> tuple[Agent, bool]:
+    check_pod_limits(request.resources)
     check_version_resources(version)
     if request.require_evaluation:
         check_evaluation(version)
@@ -75,8 +80,12 @@ def do_deploy(user: User, version: Version, request: DeployRequest) -> tuple[Age
     settings_doc = {"autoscaling": request.autoscaling, "resources": request.resources,
                     "require_evaluation": request.require_evaluation}
     with transaction.atomic():
-        Design.objects.select_for_update().filter(pk=version.design_id).first()
+        # One deploy per project at a time: the design's one agent and the project's
+        # ceilings are both decided under this lock.
+        Project.objects.select_for_update().filter(pk=version.project_id).first()
         agent = Agent.objects.filter(design_id=version.design_id).first()
+        check_project_ceilings(version.project, agent,
+                               footprint(request.autoscaling, request.resources))
         created = agent is None
         if agent is None:
             agent_id = uuid.uuid4()

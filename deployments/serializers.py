@@ -1,21 +1,35 @@
-"""The deploy body: autoscaling, resources (Kubernetes quantities), require_evaluation."""
+"""The deploy body: autoscaling, resources (Kubernetes quantities), require_evaluation.
+
+Every object is closed (an unknown key is refused at its path) and each pod's requests
+are at most its limits. The operator's ceilings (one pod, one project) are the deploy's
+own check (deployments/ceilings.py): they hold for the defaults too.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any, Final
 
 from rest_framework import serializers
 
-from kionga.request_body import StrictBooleanField, StrictCharField, StrictIntegerField
+from kionga import quantities
+from kionga.request_body import (
+    ClosedSerializer,
+    StrictBooleanField,
+    StrictCharField,
+    StrictIntegerField,
+)
 
-# Kubernetes quantities as people write them: 250m, 0.5, 1, 128Mi, 1Gi.
-QUANTITY = r"^[0-9]{1,6}(\.[0-9]{1,3})?(m|k|M|G|Ki|Mi|Gi)?$"
 DEFAULT_AUTOSCALING = {"min_replicas": 1, "max_replicas": 3, "target_cpu_percent": 70}
 DEFAULT_RESOURCES = {"requests": {"cpu": "100m", "memory": "128Mi"},
                      "limits": {"cpu": "500m", "memory": "256Mi"}}
+# Each resource and how its quantity reads (cores, bytes).
+RESOURCE_KINDS: Final[dict[str, Callable[[str], Decimal]]] = {
+    "cpu": quantities.cpu, "memory": quantities.memory}
 
 
-class AutoscalingSerializer(serializers.Serializer):
+class AutoscalingSerializer(ClosedSerializer):
     min_replicas = StrictIntegerField(min_value=1, max_value=20, default=1)
     max_replicas = StrictIntegerField(min_value=1, max_value=50, default=3)
     target_cpu_percent = StrictIntegerField(min_value=10, max_value=95, default=70)
@@ -26,31 +40,42 @@ class AutoscalingSerializer(serializers.Serializer):
         return attrs
 
 
-class QuantitiesSerializer(serializers.Serializer):
+class QuantitiesSerializer(ClosedSerializer):
     cpu = StrictCharField(max_length=16)
     memory = StrictCharField(max_length=16)
 
     def validate_cpu(self, value: str) -> str:
-        return _quantity(value)
+        return _quantity("cpu", value)
 
     def validate_memory(self, value: str) -> str:
-        return _quantity(value)
+        return _quantity("memory", value)
 
 
-def _quantity(value: str) -> str:
-    import re
-
-    if not re.fullmatch(QUANTITY, value) or float(re.sub(r"[^0-9.]", "", value)) <= 0:
-        raise serializers.ValidationError("A positive Kubernetes quantity, e.g. 250m or 128Mi.")
+def _quantity(kind: str, value: str) -> str:
+    try:
+        RESOURCE_KINDS[kind](value)
+    except ValueError as exc:
+        raise serializers.ValidationError(f"{exc}.") from None
     return value
 
 
-class ResourcesSerializer(serializers.Serializer):
+class ResourcesSerializer(ClosedSerializer):
     requests = QuantitiesSerializer(default=DEFAULT_RESOURCES["requests"])
     limits = QuantitiesSerializer(default=DEFAULT_RESOURCES["limits"])
 
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        # A request above its limit: Kubernetes refuses the pod, long after the deploy
+        # answered (the Deployment is accepted, its ReplicaSet never makes a pod).
+        above = {kind: [f"{attrs['requests'][kind]} is more than limits.{kind} "
+                        f"({attrs['limits'][kind]})."]
+                 for kind, read in RESOURCE_KINDS.items()
+                 if read(attrs["requests"][kind]) > read(attrs["limits"][kind])}
+        if above:
+            raise serializers.ValidationError({"requests": above})
+        return attrs
 
-class DeploySerializer(serializers.Serializer):
+
+class DeploySerializer(ClosedSerializer):
     autoscaling = AutoscalingSerializer(default=DEFAULT_AUTOSCALING)
     resources = ResourcesSerializer(default=DEFAULT_RESOURCES)
     require_evaluation = StrictBooleanField(

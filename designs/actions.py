@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -17,15 +18,15 @@ from contracts.validate import Report, check_document_shape, validate_graph
 from designs.models import Design, DesignRevision
 from designs.resource_check import ProjectResources
 from designs.validation import revision_report
+from kionga import audit
 from kionga.access import (
     AnyUser,
     check_project_access,
     check_row_access,
     projects_of,
 )
-from kionga.errors import APIError
+from kionga.errors import APIError, invalid_field
 from kionga.models import Project, Role
-from kionga.parsers import RefusedJSON
 
 EMPTY_GRAPH: dict[str, Any] = {
     "schema_version": 2,
@@ -45,13 +46,13 @@ def invalid_document(issues: list[Issue]) -> APIError:
 
 
 def graph_body(request: Request) -> Any:
-    """The parsed body of a validate route. A body that is not JSON at all is 400
-    invalid_document in the issue shape (the spec: like any other body that is no
-    graph document); JSON we refuse (kionga.parsers.RefusedJSON) stays invalid_json."""
+    """The parsed body of a validate route. A body the JSON parser refuses — not JSON at
+    all, or JSON the platform cannot hold (kionga.parsers: nesting past the limit, a
+    lone surrogate, a non-finite number, NUL) — is 400 invalid_document in the issue
+    shape, the parser's message saying which (the spec: like any other body that is no
+    graph document)."""
     try:
         return request.data
-    except RefusedJSON:
-        raise
     except ParseError as exc:
         raise invalid_document([error("invalid_document", str(exc.detail))]) from None
 
@@ -100,15 +101,54 @@ def design_list(user: AnyUser, project_id: Any = None) -> list[Design]:
 
 
 def do_create_design(
-    user: User, project: Project, name: str, description: str, graph: dict[str, Any]
+    user: User, project: Project, name: str, description: str, graph: dict[str, Any],
+    require_evaluation: bool = False,
 ) -> Design:
     with transaction.atomic():
         design = Design.objects.create(
-            project=project, name=name, description=description, created_by=user, revision=1
+            project=project, name=name, description=description, created_by=user, revision=1,
+            require_evaluation=require_evaluation,
         )
         DesignRevision.objects.create(
             design=design, number=1, graph=graph_to_store(graph), author=user
         )
+    return design
+
+
+@dataclass(frozen=True)
+class DesignChange:
+    """A PUT of a design: a graph saves the next revision; the design's own fields (name,
+    description, require_evaluation) change with it, or alone without a new revision
+    (docs/decisions/require-evaluation-is-a-design-setting.md). None: unchanged."""
+
+    read_revision: int
+    graph: dict[str, Any] | None = None
+    name: str | None = None
+    description: str | None = None
+    require_evaluation: bool | None = None
+
+    def fields(self) -> dict[str, Any]:
+        """The design row's columns this change sets (require_evaluation apart: audited)."""
+        return {k: v for k, v in (("name", self.name), ("description", self.description))
+                if v is not None}
+
+
+def do_change_design(user: User, design: Design, change: DesignChange) -> Design:
+    """Save a PUT: the next revision when it carries a graph, else the design's fields
+    only (400 when it changes nothing); 409 stale_revision when `read_revision` is old."""
+    if change.graph is not None:
+        return do_save_revision(user, design, change.read_revision, change.graph, change.name,
+                                change.description, change.require_evaluation)
+    if not change.fields() and change.require_evaluation is None:
+        raise invalid_field("graph", "Send a graph (the next revision), or at least one of "
+                            "name, description, require_evaluation to change.")
+    with transaction.atomic():
+        locked = Design.objects.select_for_update().filter(pk=design.pk).first()
+        if locked is None or locked.revision != change.read_revision:
+            raise _stale(design)
+        Design.objects.filter(pk=design.pk).update(**change.fields(), updated_at=timezone.now())
+        _set_require_evaluation(user, locked, change.require_evaluation)
+    design.refresh_from_db()
     return design
 
 
@@ -119,6 +159,7 @@ def do_save_revision(
     graph: dict[str, Any],
     name: str | None,
     description: str | None,
+    require_evaluation: bool | None = None,
 ) -> Design:
     """Store the next revision if `read_revision` is still the latest; else 409.
 
@@ -141,10 +182,23 @@ def do_save_revision(
             DesignRevision.objects.create(
                 design=design, number=read_revision + 1, graph=graph_to_store(graph), author=user
             )
+            # The UPDATE above holds the row's lock until the commit.
+            _set_require_evaluation(user, Design.objects.get(pk=design.pk), require_evaluation)
     except IntegrityError:
         raise _stale(design) from None
     design.refresh_from_db()
     return design
+
+
+def _set_require_evaluation(user: User, locked: Design, value: bool | None) -> None:
+    """Change the publish gate's setting of a design whose row the caller has locked;
+    a change is audited (who turned the gate on or off)."""
+    if value is None or value == locked.require_evaluation:
+        return
+    Design.objects.filter(pk=locked.pk).update(require_evaluation=value)
+    audit.record("design.require_evaluation_changed", project=locked.project, actor=user,
+                 target_type="design", target_id=locked.pk,
+                 details={"require_evaluation": value, "revision": locked.revision})
 
 
 def graph_to_store(doc: dict[str, Any]) -> dict[str, Any]:

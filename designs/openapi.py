@@ -7,7 +7,11 @@ should send, not what the server accepts.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
+
+from contracts.registry import ResourceKind, SettingType
+from contracts.types import ALL_TYPES
+from kionga.openapi import INTEGER, STRING, obj
 
 _STRING_MAP = {"type": "object", "additionalProperties": {"type": "string"}}
 
@@ -95,3 +99,41 @@ DESIGN_LIST: dict[str, Any] = {
         "type": "object", "required": list(DESIGN_SUMMARY_PROPERTIES),
         "properties": DESIGN_SUMMARY_PROPERTIES}}},
 }
+
+# GET agent-designs/components: contracts.registry.registry_document(), as it is built.
+_BOOLEAN: dict[str, Any] = {"type": "boolean"}
+_PORT_TYPE: dict[str, Any] = {"enum": list(ALL_TYPES)}
+_PORT = obj({"name": STRING, "types": {"type": "array", "items": _PORT_TYPE}})
+_SETTING = obj({
+    "name": STRING, "label": STRING, "help": STRING,
+    "type": {"enum": list(get_args(SettingType))}, "required": _BOOLEAN,
+    "default": {"type": ["string", "null"]}, "minimum": {"type": ["integer", "null"]},
+    "maximum": {"type": ["integer", "null"]}, "choices": {"type": "array", "items": STRING},
+    "resource": {"enum": [*get_args(ResourceKind), None]},
+})
+_COMPONENT = obj({
+    "kind": STRING, "label": STRING, "help": STRING,
+    "inputs": {"type": "array", "items": _PORT}, "outputs": {"type": "array", "items": _PORT},
+    "settings": {"type": "array", "items": _SETTING}, "side_effects": _BOOLEAN,
+    "timeout_seconds": INTEGER, "retries": INTEGER, "input_optional": _BOOLEAN,
+    "error_port": _BOOLEAN, "pure": _BOOLEAN, "streams": _BOOLEAN,
+    # (setting, value): the node waits for every inbound edge when that setting has it.
+    "all_inputs_when": {"type": ["array", "null"], "items": STRING,
+                        "minItems": 2, "maxItems": 2},
+})
+REGISTRY = obj({
+    "registry_version": STRING,
+    "types": {"type": "array", "items": _PORT_TYPE},
+    "components": {"type": "array", "items": _COMPONENT},
+    "conversions": {"type": "array", "items": obj(
+        {"from": _PORT_TYPE, "to": _PORT_TYPE, "description": STRING})},
+    "condition_operators": {"type": "array", "items": obj(
+        {"name": STRING, "argument": STRING, "help": STRING})},
+    "limits": {"type": "object", "additionalProperties": INTEGER},
+})
+
+# GET agent-designs/templates: designs.starter_templates.TEMPLATES.
+TEMPLATE_LIST = obj({"templates": {"type": "array", "items": obj({
+    "id": STRING, "name": STRING, "description": STRING, "example_input": STRING,
+    "graph": GRAPH,
+})}})

@@ -2,8 +2,10 @@
 
 Two publishes of one design are serialized by a lock on the design row, so numbers
 are 1, 2, 3... without gaps and the same behaviour is never published twice (the
-second finds the first and answers it with 200). The unique constraints on
-(design, number) and (design, content_sha256) hold even if a caller forgot the lock.
+second finds the first and answers it with 200, saying that nothing new was published).
+The unique constraints on (design, number) and (design, content_sha256) hold even if a
+caller forgot the lock. A version never changes: an evaluation named by a publish that
+finds an existing version is not attached to it.
 """
 
 from __future__ import annotations
@@ -55,6 +57,40 @@ def do_publish(user: User, design: Design, request: PublishRequest) -> tuple[Ver
         version = _insert(user, design, stored, report.graph, report.content_sha256,
                           request.notes, evaluation)
     return version, True
+
+
+def publish_answer(version: Version, created: bool, request: PublishRequest) -> dict[str, Any]:
+    """The publish's answer: the version's summary, `created`, and for an existing version
+    a `message` saying that nothing new was published and why."""
+    answer: dict[str, Any] = {**version.summary(), "created": created}
+    if not created:
+        answer["message"] = unchanged_message(version, request)
+    return answer
+
+
+def unchanged_message(version: Version, request: PublishRequest) -> str:
+    carried = version.artifact.get("evaluation")
+    carried_id = carried.get("evaluation_id") if isinstance(carried, dict) else None
+    message = (f"Nothing new was published: revision {request.revision} has the same "
+               f"behaviour as version {version.number} (content_sha256 "
+               f"{version.content_sha256[:12]}…), which is returned. ")
+    message += (f"Version {version.number} carries the evaluation summary of evaluation "
+                f"{carried_id}" if carried_id else
+                f"Version {version.number} carries no evaluation summary")
+    sent = request.evaluation_id
+    if sent is not None and _same_id(sent, carried_id):
+        return message + "."
+    if sent is not None:
+        message += (f"; evaluation {sent} was not attached (a published version never "
+                    "changes)")
+    return message + "."
+
+
+def _same_id(sent: str, carried: str | None) -> bool:
+    try:
+        return carried is not None and uuid.UUID(sent) == uuid.UUID(carried)
+    except ValueError:
+        return False
 
 
 def _insert(user: User, design: Design, revision: DesignRevision, graph: dict[str, Any],

@@ -2,9 +2,11 @@
 
 Publishing needs a passing evaluation when the design's `require_evaluation` is on or
 when the publish names an `evaluation_id` (decisions.md, publish): it must be
-complete, passed, and of the published revision's behaviour hash; and it must be a
-`gate` evaluation (one that ran every case, not a chosen few). The refusal names each
-condition that failed.
+complete, passed, and of the published revision's behaviour hash. Those three
+conditions are the reference's; an evaluation that ran only a chosen subset of the
+design's cases did not test that behaviour, so it cannot open the gate either, whether
+or not it was started with `gate` (docs/decisions/quality-gate-needs-every-case.md). The
+refusal names each condition that failed.
 
 Evaluations live in an app above designs, so designs cannot import it: the
 evaluations app registers how to find an evaluation (`register_finder`, from its
@@ -24,8 +26,18 @@ from kionga.errors import APIError
 @dataclass(frozen=True)
 class GateEvaluation:
     status: str
-    gate: bool
+    # How many test cases the design had when the evaluation started (None: not recorded).
+    design_cases: int | None
     summary: dict[str, Any]  # artifact.v1 `evaluation_summary`
+
+    @property
+    def ran_every_case(self) -> bool:
+        return ran_every_case(self.summary.get("cases", 0), self.design_cases)
+
+
+def ran_every_case(ran: int, design_cases: int | None) -> bool:
+    """Whether an evaluation that ran `ran` cases ran all the design had at its start."""
+    return design_cases is not None and ran == design_cases
 
 
 Finder = Callable[[Design, Any], GateEvaluation | None]
@@ -75,9 +87,18 @@ def gate_problems(found: GateEvaluation, content_sha256: str) -> list[str]:
     if found.summary.get("content_sha256") != content_sha256:
         problems.append("it evaluated another behaviour hash than this revision's (evaluate "
                         "the revision you publish)")
-    if not found.gate:
-        problems.append("it ran a chosen subset of the cases (start one with gate: true)")
+    if not found.ran_every_case:
+        problems.append(_subset_problem(found))
     return problems
+
+
+def _subset_problem(found: GateEvaluation) -> str:
+    ran = found.summary.get("cases", 0)
+    if found.design_cases is None:
+        return (f"it may have run a chosen subset of the cases ({ran}; how many the design "
+                "had when it started is not recorded); evaluate every case")
+    return (f"it ran a chosen subset of the cases ({ran} of {found.design_cases}); "
+            "evaluate every case")
 
 
 def _refused(message: str, content_sha256: str) -> APIError:

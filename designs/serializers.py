@@ -11,7 +11,7 @@ from rest_framework import serializers
 
 from designs.openapi import GRAPH
 from designs.publish import MAX_NOTES_CHARS
-from kionga.request_body import StrictCharField, StrictIntegerField
+from kionga.request_body import StrictBooleanField, StrictCharField, StrictIntegerField
 
 MAX_NAME = 200
 MAX_DESCRIPTION = 10_000
@@ -29,14 +29,23 @@ class CreateDesignSerializer(serializers.Serializer):
     description = StrictCharField(max_length=MAX_DESCRIPTION, required=False, allow_blank=True,
                                   allow_null=True)
     graph = GraphField(required=False, allow_null=True)
+    require_evaluation = StrictBooleanField(
+        required=False, default=False,
+        help_text="Publishing needs a passing evaluation of every case (the quality gate).")
 
 
 class SaveDesignSerializer(serializers.Serializer):
     revision = StrictIntegerField(help_text="The revision you read; a stale one is 409.")
-    graph = GraphField()
+    graph = GraphField(required=False,
+                       help_text="Saves the next revision. Without it, only the fields sent "
+                                 "change, and the revision stays.")
     name = StrictCharField(max_length=MAX_NAME, required=False, allow_null=True)
     description = StrictCharField(max_length=MAX_DESCRIPTION, required=False, allow_blank=True,
                                   allow_null=True)
+    require_evaluation = StrictBooleanField(
+        required=False, allow_null=True, default=None,
+        help_text="Publishing needs a passing evaluation of every case (the quality gate). "
+                  "Changing it makes no revision.")
 
 
 class PublishSerializer(serializers.Serializer):

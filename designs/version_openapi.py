@@ -21,6 +21,19 @@ VERSION_SUMMARY_PROPERTIES: dict[str, Any] = {
 VERSION_SUMMARY: dict[str, Any] = {"type": "object",
                                    "required": list(VERSION_SUMMARY_PROPERTIES),
                                    "properties": VERSION_SUMMARY_PROPERTIES}
+# A publish's answers: 201 with the new version, 200 with the existing version of the
+# same behaviour and a message saying that nothing new was published.
+PUBLISHED: dict[str, Any] = {
+    "type": "object",
+    "required": [*VERSION_SUMMARY_PROPERTIES, "created"],
+    "properties": {**VERSION_SUMMARY_PROPERTIES, "created": {"type": "boolean"}},
+}
+PUBLISHED_BEFORE: dict[str, Any] = {
+    "type": "object",
+    "required": [*VERSION_SUMMARY_PROPERTIES, "created", "message"],
+    "properties": {**VERSION_SUMMARY_PROPERTIES, "created": {"type": "boolean"},
+                   "message": {"type": "string"}},
+}
 DESIGN_VERSION: dict[str, Any] = {
     "type": "object",
     "required": [*VERSION_SUMMARY_PROPERTIES, "deployments"],

@@ -15,7 +15,7 @@ from rest_framework.response import Response
 
 from designs import version_openapi as doc
 from designs.actions import check_design_access
-from designs.publish import PublishRequest, do_publish
+from designs.publish import PublishRequest, do_publish, publish_answer
 from designs.serializers import PublishSerializer
 from designs.versions import check_version_access, versions_for_picker, versions_of_design
 from kionga.models import Role
@@ -24,15 +24,17 @@ from kionga.request_body import parse
 
 
 @extend_schema(request=PublishSerializer,
-               responses={201: ok(doc.VERSION_SUMMARY), 200: ok(doc.VERSION_SUMMARY), **ERRORS},
+               responses={201: ok(doc.PUBLISHED), 200: ok(doc.PUBLISHED_BEFORE), **ERRORS},
                operation_id="publish_design")
 @api_view(["POST"])
 def publish(request: Request, design_id: Any) -> Response:
     design = check_design_access(request.user, design_id, Role.EDITOR)
     body = parse(PublishSerializer, request.data)
     assert isinstance(request.user, User)
-    version, created = do_publish(request.user, design, PublishRequest(**body))
-    return Response(version.summary(), status=201 if created else 200)
+    publish_request = PublishRequest(**body)
+    version, created = do_publish(request.user, design, publish_request)
+    return Response(publish_answer(version, created, publish_request),
+                    status=201 if created else 200)
 
 
 @extend_schema(responses={200: ok(doc.DESIGN_VERSIONS), **ERRORS},

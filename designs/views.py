@@ -6,7 +6,6 @@ import uuid
 from typing import Any
 
 from django.contrib.auth.models import User
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.decorators import api_view
 from rest_framework.request import Request
@@ -23,16 +22,14 @@ from kionga.models import Role
 from kionga.openapi import ERRORS, json_body, ok
 from kionga.request_body import parse
 
-OBJECT = OpenApiTypes.OBJECT
 
-
-@extend_schema(responses={200: OBJECT}, operation_id="components")
+@extend_schema(responses={200: ok(doc.REGISTRY)}, operation_id="components")
 @api_view(["GET"])
 def components(request: Request) -> Response:
     return Response(registry_document())
 
 
-@extend_schema(responses={200: OBJECT}, operation_id="templates")
+@extend_schema(responses={200: ok(doc.TEMPLATE_LIST)}, operation_id="templates")
 @api_view(["GET"])
 def templates(request: Request) -> Response:
     return Response({"templates": template_list()})
@@ -70,7 +67,8 @@ def designs(request: Request) -> Response:
     graph = actions.check_graph_document(graph) if graph is not None else actions.EMPTY_GRAPH
     assert isinstance(request.user, User)
     design = actions.do_create_design(request.user, project, body["name"],
-                                      body.get("description") or "", graph)
+                                      body.get("description") or "", graph,
+                                      body["require_evaluation"])
     return Response(actions.design_dict(design), status=201)
 
 
@@ -84,10 +82,11 @@ def design(request: Request, design_id: uuid.UUID) -> Response:
         return Response(actions.design_dict(actions.check_design_access(request.user, design_id)))
     found = actions.check_design_access(request.user, design_id, Role.EDITOR)
     body = parse(SaveDesignSerializer, request.data)
-    graph = actions.check_graph_document(body["graph"])
+    graph = actions.check_graph_document(body["graph"]) if "graph" in body else None
     assert isinstance(request.user, User)
-    saved = actions.do_save_revision(request.user, found, body["revision"], graph,
-                                     body.get("name"), body.get("description"))
+    saved = actions.do_change_design(request.user, found, actions.DesignChange(
+        body["revision"], graph, body.get("name"), body.get("description"),
+        body["require_evaluation"]))
     return Response(actions.design_dict(saved))
 
 

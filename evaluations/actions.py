@@ -74,5 +74,5 @@ def gate_evaluation(design: Design, evaluation_id: Any) -> GateEvaluation | None
     found = Evaluation.objects.filter(pk=pk, design=design).first()
     if found is None:
         return None
-    return GateEvaluation(status=found.status, gate=found.gate,
+    return GateEvaluation(status=found.status, design_cases=found.design_cases,
                           summary=artifact_summary(found, list(found.cases.all())))

@@ -2,9 +2,13 @@
 the runner executes to ask the judge model, and the strict parse of its answer.
 
 The judge is an ordinary run of a three-node graph (input → model → output) on the
-runner, so it calls models exactly where model nodes do: `llm` is the runner's platform
-chat model, anything else a Kionga model ID asked through the internal listener's
-predict route with the judge run's own credential. No secret is in the task.
+runner, so it calls models exactly where model nodes do. KIONGA_JUDGE_MODEL is a model
+name of the platform backend (the reference's configuration): the model node is `llm`
+and the run's task names the backend and model the runner asks at its own
+MLAIOPS_LLM_BASE_URL, with its own key. `resource:<ID>` names a Kionga model of the
+evaluated project instead, asked through the internal listener's predict route with
+the judge run's own credential (docs/decisions/judge-model-names.md). No secret is in
+the task.
 
 Fencing: the evaluated texts (input, history, reference, answer) are one JSON object
 between two marker lines carrying a fresh random nonce, and the rubric says that
@@ -25,6 +29,7 @@ from django.conf import settings
 
 from contracts.hashing import content_sha256
 from contracts.normalize import normalize
+from contracts.resources import PLATFORM_MODEL
 from kionga import parsers
 
 RUBRIC_VERSION: Final = "kionga-rubric-1"
@@ -39,25 +44,62 @@ CRITERIA_HELP: Final = {
 }
 
 
+# KIONGA_JUDGE_MODEL=resource:<ID>: a Kionga model of the evaluated project judges.
+RESOURCE_PREFIX: Final = "resource:"
+# The backend an evaluation reports for a resource judge (the model resource's own).
+RESOURCE_BACKEND: Final = "resource"
+# Backends that can score: the mock one echoes its input.
+JUDGING_BACKENDS: Final = ("openai", RESOURCE_BACKEND)
+
+
 @dataclass(frozen=True)
 class JudgeConfig:
-    """Which model judges (KIONGA_JUDGE_BACKEND / KIONGA_JUDGE_MODEL, README)."""
+    """Which model judges (KIONGA_JUDGE_BACKEND / KIONGA_JUDGE_MODEL, README), as an
+    evaluation records and reports it."""
 
-    backend: str  # mock | openai
-    model: str  # "llm" (the platform chat model) or a Kionga model ID
+    backend: str  # the platform backend (mock | openai), or `resource`
+    # A model name of the platform backend, `llm` (the runner's MLAIOPS_LLM_MODEL), or
+    # resource:<Kionga model ID>.
+    model: str
     timeout_seconds: int
 
     @property
-    def can_judge(self) -> bool:
-        # The mock backend echoes its input: it cannot score anything.
-        return self.backend != "mock"
+    def unusable(self) -> str | None:
+        """Why this judge cannot score (its judged cases fail), or None."""
+        if self.resource_id == "":
+            return f"KIONGA_JUDGE_MODEL names no model after {RESOURCE_PREFIX}"
+        if self.backend not in JUDGING_BACKENDS:
+            return f"the {self.backend} backend cannot judge"
+        return None
+
+    @property
+    def resource_id(self) -> str | None:
+        """The Kionga model ID of a resource judge; None for the platform backend."""
+        if self.model.startswith(RESOURCE_PREFIX):
+            return self.model.removeprefix(RESOURCE_PREFIX)
+        return None
+
+    @property
+    def platform_llm(self) -> dict[str, str] | None:
+        """What the runner asks for the judge's `llm` node: its backend and a model name
+        (empty: the runner's own MLAIOPS_LLM_MODEL). None for a resource judge."""
+        if self.resource_id is not None:
+            return None
+        return {"backend": self.backend,
+                "model": "" if self.model == PLATFORM_MODEL else self.model}
 
 
 def judge_config() -> JudgeConfig:
-    model = settings.KIONGA_JUDGE_MODEL.strip() or "llm"
-    default_backend = settings.MLAIOPS_LLM_BACKEND if model == "llm" else "openai"
-    backend = settings.KIONGA_JUDGE_BACKEND.strip() or default_backend or "mock"
-    return JudgeConfig(backend, model, int(settings.KIONGA_JUDGE_TIMEOUT_SECONDS))
+    timeout = int(settings.KIONGA_JUDGE_TIMEOUT_SECONDS)
+    named = settings.KIONGA_JUDGE_MODEL.strip()
+    if named.startswith(RESOURCE_PREFIX):
+        resource_id = named.removeprefix(RESOURCE_PREFIX).strip()
+        return JudgeConfig(RESOURCE_BACKEND, RESOURCE_PREFIX + resource_id, timeout)
+    if named in ("", PLATFORM_MODEL):
+        named = settings.MLAIOPS_LLM_MODEL.strip() or PLATFORM_MODEL
+    backend = (settings.KIONGA_JUDGE_BACKEND.strip() or settings.MLAIOPS_LLM_BACKEND.strip()
+               or "mock")
+    return JudgeConfig(backend, named, timeout)
 
 
 @dataclass(frozen=True)
@@ -68,6 +110,7 @@ class JudgeTask:
     graph: dict[str, Any]
     content_sha256: str
     input: str
+    platform_llm: dict[str, str] | None
 
 
 def judge_task(config: JudgeConfig, case: dict[str, Any], answer: str) -> JudgeTask:
@@ -81,14 +124,14 @@ def judge_task(config: JudgeConfig, case: dict[str, Any], answer: str) -> JudgeT
         "schema_version": 2,
         "nodes": [{"id": "input", "kind": "input"},
                   {"id": "judge", "kind": "model",
-                   "config": {"model": config.model,
+                   "config": {"model": config.resource_id or PLATFORM_MODEL,
                               "system": rubric(judge["criteria"], nonce)}},
                   {"id": "output", "kind": "output"}],
         "edges": [{"from": "input", "to": "judge"}, {"from": "judge", "to": "output"}],
         "settings": {"timeout_seconds": config.timeout_seconds},
     }
     graph = normalize(doc).graph
-    return JudgeTask(graph, content_sha256(graph), fenced)
+    return JudgeTask(graph, content_sha256(graph), fenced, config.platform_llm)
 
 
 def rubric(criteria: list[str], nonce: str) -> str:

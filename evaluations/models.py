@@ -73,6 +73,10 @@ class Evaluation(models.Model):
     gate = models.BooleanField(default=False)
     allow_side_effects = models.BooleanField(default=False)
     fixtures_revision = models.PositiveIntegerField(default=0)
+    # How many test cases the design had when this evaluation started: it ran every case
+    # (and may open the quality gate) when it ran that many. None: started before this
+    # was recorded and not determinable since (its fixtures changed).
+    design_cases = models.PositiveIntegerField(null=True, blank=True)
     status = models.CharField(max_length=16, choices=_choices(EVALUATION_STATUSES),
                               default="queued")
     passed = models.BooleanField(null=True, blank=True)

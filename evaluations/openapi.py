@@ -57,6 +57,7 @@ CASE_RESULT: dict[str, Any] = obj({
 _EVALUATION_FIELDS: dict[str, Any] = {
     "id": STRING, "design_id": STRING, "project_id": INTEGER, "revision": INTEGER,
     "version_id": _NULLABLE_STRING, "content_sha256": STRING, "gate": {"type": "boolean"},
+    "design_cases": {"type": ["integer", "null"]}, "all_cases": {"type": "boolean"},
     "allow_side_effects": {"type": "boolean"}, "fixtures_revision": INTEGER,
     "status": {"enum": list(EVALUATION_STATUSES)},
     "passed": {"type": ["boolean", "null"]}, "error": {"type": ["object", "null"]},

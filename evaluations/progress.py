@@ -140,7 +140,8 @@ def _start_run(evaluation: Evaluation, case: EvaluationCase, user: User) -> Run:
 
 def _start_judge(evaluation: Evaluation, case: EvaluationCase, user: User) -> Run:
     task = judge_task(judge_of(evaluation), case.case, case.output or "")
-    target = Target(evaluation.design, evaluation.revision, task.graph, task.content_sha256)
+    target = Target(evaluation.design, evaluation.revision, task.graph, task.content_sha256,
+                    platform_llm=task.platform_llm)
     return start_target(user, target, StartRequest(task.input, None, [], False, None, None))
 
 

@@ -45,9 +45,9 @@ def after_run(case: EvaluationCase, judge: JudgeConfig) -> None:
         end(case, False, "The case failed: " + "; ".join(problems) + ".")
     elif not case.judged:
         end(case, True, "Its run completed" + (" with every expected call." if calls else "."))
-    elif not judge.can_judge:
-        end(case, False, f"The judge could not score: the {judge.backend} backend cannot "
-                         "judge (set KIONGA_JUDGE_BACKEND and KIONGA_JUDGE_MODEL).")
+    elif judge.unusable:
+        end(case, False, f"The judge could not score: {judge.unusable} (set "
+                         "KIONGA_JUDGE_BACKEND and KIONGA_JUDGE_MODEL).")
     else:
         case.status = "to_judge"
 

@@ -102,8 +102,9 @@ MAX_REVIEW_NOTE_CHARS: Final = 4_000
 
 class StartEvaluationSerializer(serializers.Serializer):
     gate = StrictBooleanField(required=False, default=False,
-                              help_text="For the quality gate: runs every case (leave cases "
-                                        "out); only such an evaluation may open the gate.")
+                              help_text="Run every case: a cases list that leaves one out is "
+                                        "refused. Any evaluation that ran every case may "
+                                        "open the quality gate, with or without gate.")
     version_id = serializers.UUIDField(required=False, allow_null=True, default=None,
                                        help_text="Evaluate this published version of the "
                                                  "design instead of a revision.")

@@ -3,8 +3,10 @@
 The target is fixed here: a published version of the design (`version_id`: its graph
 and hash, side effects approved at publish) or a revision of it (`revision`, default
 the latest: checked runnable as a run start checks it). The cases are copies of the
-fixtures' (all of them, or those named in `cases`); a `gate` evaluation must take all,
-since only it may open the quality gate. The cases then run on the runner
+fixtures' (all of them, or those named in `cases`), and the evaluation records how many
+the design had: one that ran them all may open the quality gate, whether or not it was
+started with `gate` (designs.quality_gate). `gate: true` asks for every case: a `cases`
+list that leaves one out is refused. The cases then run on the runner
 (evaluations.progress), started by a gateway task after this transaction commits.
 """
 
@@ -71,14 +73,19 @@ def check_target(design: Design, request: StartEvaluation) -> Target:
                   True)
 
 
-def check_cases(design: Design, request: StartEvaluation) -> tuple[int, list[dict[str, Any]]]:
-    """(the fixtures revision, the cases to run in their order), or 400."""
+@dataclass(frozen=True)
+class ChosenCases:
+    fixtures_revision: int
+    cases: list[dict[str, Any]]  # the cases to run, in their order
+    design_cases: int  # how many the design has
+
+
+def check_cases(design: Design, request: StartEvaluation) -> ChosenCases:
+    """The cases to run, or 400."""
     fixtures = Fixtures.objects.filter(design=design).first()
     stored: list[dict[str, Any]] = list(fixtures.cases) if fixtures else []
     if request.cases is None:
         chosen = stored
-    elif request.gate:
-        raise invalid_field("cases", "A gate evaluation runs every case: leave cases out.")
     else:
         known = {case["id"] for case in stored}
         unknown = [case_id for case_id in request.cases if case_id not in known]
@@ -86,15 +93,18 @@ def check_cases(design: Design, request: StartEvaluation) -> tuple[int, list[dic
             raise invalid_field("cases", "Not cases of this design: " + ", ".join(unknown) + ".")
         wanted = set(request.cases)
         chosen = [case for case in stored if case["id"] in wanted]
+    if request.gate and len(chosen) < len(stored):
+        raise invalid_field("cases", f"A gate evaluation runs every case: this list names "
+                            f"{len(chosen)} of the design's {len(stored)}; leave cases out.")
     if not chosen:
         raise invalid_field("cases", "There is no test case to evaluate: add fixtures first.")
-    return (fixtures.revision if fixtures else 0), chosen
+    return ChosenCases(fixtures.revision if fixtures else 0, chosen, len(stored))
 
 
 def do_start_evaluation(user: User, design: Design, request: StartEvaluation) -> Evaluation:
     dispatch.check_runner_configured()
     target = check_target(design, request)
-    fixtures_revision, cases = check_cases(design, request)
+    chosen = check_cases(design, request)
     judge = judge_config()
     with transaction.atomic():
         evaluation = Evaluation.objects.create(
@@ -102,18 +112,19 @@ def do_start_evaluation(user: User, design: Design, request: StartEvaluation) ->
             version_id=target.version_id, content_sha256=target.content_sha256,
             graph=target.graph, gate=request.gate,
             allow_side_effects=request.allow_side_effects or target.side_effects_approved,
-            fixtures_revision=fixtures_revision, judge_backend=judge.backend,
+            fixtures_revision=chosen.fixtures_revision, design_cases=chosen.design_cases,
+            judge_backend=judge.backend,
             judge_model=judge.model, rubric_version=RUBRIC_VERSION, created_by=user)
         EvaluationCase.objects.bulk_create([
             EvaluationCase(evaluation=evaluation, position=index, case_id=case["id"],
                            name=case["name"], case=case)
-            for index, case in enumerate(cases)])
+            for index, case in enumerate(chosen.cases)])
         audit.record("evaluation.started", project=design.project, actor=user,
                      target_type="evaluation", target_id=evaluation.pk,
                      details={"design_id": str(design.pk), "revision": target.revision,
                               "version_id": target.version_id or None,
-                              "content_sha256": target.content_sha256, "cases": len(cases),
-                              "gate": request.gate})
+                              "content_sha256": target.content_sha256, "cases": len(chosen.cases),
+                              "design_cases": chosen.design_cases, "gate": request.gate})
         evaluation_id = str(evaluation.pk)
         transaction.on_commit(lambda: queue.send_advance(evaluation_id))
     return evaluation

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from statistics import fmean
 from typing import Any
 
+from designs.quality_gate import ran_every_case
 from evaluations.models import CASE_FINAL, Evaluation, EvaluationCase
 
 
@@ -57,6 +58,8 @@ def evaluation_dict(evaluation: Evaluation, cases: list[EvaluationCase],
         "version_id": evaluation.version_id or None,
         "content_sha256": evaluation.content_sha256,
         "gate": evaluation.gate,
+        "design_cases": evaluation.design_cases,
+        "all_cases": ran_every_case(counts["total"], evaluation.design_cases),
         "allow_side_effects": evaluation.allow_side_effects,
         "fixtures_revision": evaluation.fixtures_revision,
         "status": evaluation.status,

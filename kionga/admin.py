@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
+from django.forms import ModelForm
 from django.http import HttpRequest
 
+from kionga import token_lineage
 from kionga.models import ApiToken, AuditEvent, Membership, Project, TokenRevocation
 
 
@@ -38,11 +40,21 @@ class ApiTokenAdmin(admin.ModelAdmin):
     list_filter = ["revoked"]
     search_fields = ["name", "prefix", "user__username"]
     fields = ["user", "name", "prefix", "token_hash", "created_at", "last_used_at",
-              "expires_at", "revoked"]
-    readonly_fields = ["user", "name", "prefix", "token_hash", "created_at", "last_used_at"]
+              "expires_at", "revoked", "parent"]
+    readonly_fields = ["user", "name", "prefix", "token_hash", "created_at", "last_used_at",
+                       "parent"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    def save_model(self, request: HttpRequest, obj: ApiToken, form: ModelForm[ApiToken],
+                   change: bool) -> None:
+        # The API's rules: a revocation or an expiry covers the tokens made from this one.
+        super().save_model(request, obj, form, change)
+        if "revoked" in form.changed_data and obj.revoked:
+            token_lineage.revoke(obj)
+        if "expires_at" in form.changed_data:
+            token_lineage.set_expiry(obj, obj.expires_at, narrow_only=False)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]

@@ -35,12 +35,14 @@ ErrorCode = Literal[
     "runner_not_configured", "runner_at_capacity", "project_run_quota",
     "idempotency_mismatch", "idempotency_in_progress", "run_not_active", "too_many_streams",
     "streams_at_capacity",
+    # deployed agents' turns (runs/lost_turns.py)
+    "turn_lost",
     # approvals
     "approval_not_pending",
     # evaluations
     "evaluation_not_active", "case_not_finished",
     # deployments
-    "runtime_not_configured",
+    "runtime_not_configured", "project_deploy_quota",
     # internal listener (run credentials)
     "invalid_credential", "run_cancelled", "resource_denied", "side_effects_not_allowed",
     "resource_unavailable", "upstream_rejected", "tool_failed",

@@ -69,6 +69,11 @@ class ApiToken(models.Model):
     # None: never expires. An expired token authenticates nobody.
     expires_at = models.DateTimeField(null=True, blank=True)
     revoked = models.BooleanField(default=False)
+    # The token whose request made this one (None: made by a signed-in person, the
+    # admin or bootstrap). What ends or narrows a token ends or narrows the tokens made
+    # from it (kionga.token_lineage); deleting it deletes them.
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE,
+                               related_name="children")
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
@@ -82,6 +87,7 @@ class ApiToken(models.Model):
             "last_used_at": self.last_used_at.isoformat() if self.last_used_at else None,
             "expires_at": self.expires_at.isoformat() if self.expires_at else None,
             "revoked": self.revoked,
+            "parent_id": self.parent_id,
         }
 
 

@@ -88,11 +88,6 @@ def _too_deep() -> JSONRefused:
     return JSONRefused(f"JSON is nested more than {MAX_JSON_DEPTH} levels deep.")
 
 
-class RefusedJSON(ParseError):
-    """Well-formed JSON the platform refuses (400 invalid_json everywhere, also on the
-    validate routes, where a body that is not JSON at all is invalid_document)."""
-
-
 class StorableJSONParser(JSONParser):
     """DRF's JSON parser on `loads`: every JSON body of the API, public and internal."""
 
@@ -102,10 +97,12 @@ class StorableJSONParser(JSONParser):
         # Django's DATA_UPLOAD_MAX_MEMORY_SIZE (= KIONGA_MAX_BODY_BYTES) when DRF reads
         # request.body, answered 413 by kionga.errors.
         raw = stream.read() if stream is not None else b""
+        # A ParseError either way: 400 invalid_json, and invalid_document with an issue
+        # on the validate routes (designs.actions.graph_body).
         try:
             return loads(raw)
         except JSONRefused as exc:
-            raise RefusedJSON(str(exc)) from None
+            raise ParseError(str(exc)) from None
         except ValueError as exc:
             raise ParseError(f"The body is not valid JSON: {_reason(exc)}") from None
 

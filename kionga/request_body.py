@@ -12,6 +12,7 @@ text as sent. These fields do.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework import serializers
@@ -23,6 +24,24 @@ def parse(serializer: type[serializers.Serializer], data: Any) -> dict[str, Any]
     found = serializer(data=data)
     found.is_valid(raise_exception=True)
     return dict(found.validated_data)
+
+
+class ClosedSerializer(serializers.Serializer):
+    """A JSON object whose keys are its fields and nothing else.
+
+    DRF drops keys it does not know; a key sent by mistake (`gpu` in resources, `replica`
+    for `max_replicas`) would then silently mean the default. Each unknown key is
+    refused instead, at its path (``resources.limits.gpu``), as a 400 invalid_request.
+    """
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            unknown = sorted(str(key) for key in data if key not in self.fields)
+            if unknown:
+                allowed = ", ".join(self.fields)
+                raise serializers.ValidationError(
+                    {key: [f"Unknown field (allowed: {allowed})."] for key in unknown})
+        return super().to_internal_value(data)
 
 
 class StrictCharField(serializers.CharField):

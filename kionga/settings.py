@@ -14,6 +14,8 @@ from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.http import HttpRequest
 
 from contracts.registry import CEILINGS
+from kionga import quantities
+from kionga.api_tags import TAGS as API_TAGS
 from kionga.log_filters import CELERY_TASK_LOGGERS
 from runner.env import Env
 from runner.redact import DEFAULT_SECRET_PATTERNS
@@ -56,7 +58,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
-    # ReDoc's JavaScript from our own static files, never a CDN.
+    # ReDoc's and Swagger UI's JavaScript from our own static files, never a CDN.
     "drf_spectacular_sidecar",
     "axes",
     "kionga",
@@ -229,7 +231,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["kionga.parsers.StorableJSONParser"],
     "EXCEPTION_HANDLER": "kionga.errors.api_exception_handler",
     "DEFAULT_THROTTLE_CLASSES": ["kionga.throttles.UserThrottle", "kionga.throttles.AnonThrottle"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Tags and summaries by operation_id (kionga/api_tags.py).
+    "DEFAULT_SCHEMA_CLASS": "kionga.schema.CatalogueAutoSchema",
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 
@@ -244,7 +247,22 @@ SPECTACULAR_SETTINGS = {
     # The schema and docs are public so tools can discover the API.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
+    "TAGS": API_TAGS,
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "kionga.schema.keep_used_tags"],
     "REDOC_DIST": "SIDECAR",
+    # Swagger UI ("try it", /api/docs/swagger/) from the sidecar too; its start script
+    # is ours (kionga/static/kionga/swagger-ui-init.js), so the CSP stays "self" only.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_SETTINGS": {
+        "deepLinking": True,
+        "displayOperationId": True,
+        "filter": True,
+        # The token stays in the tab's memory, never in localStorage.
+        "persistAuthorization": False,
+        # No badge from validator.swagger.io: the CSP allows our own origin only.
+        "validatorUrl": None,
+    },
     # Several bodies have a "role": a project role here, a chat role elsewhere.
     "ENUM_NAME_OVERRIDES": {"ProjectRoleEnum": ["viewer", "editor", "admin"]},
 }
@@ -267,6 +285,10 @@ CELERY_BEAT_SCHEDULE = {
     # expires=: a backlog of sweeps (beat ran while the worker was down) is dropped.
     "expire-approvals": {"task": "approvals.expire_overdue", "schedule": 1.0,
                          "options": {"expires": 5.0}},
+    # A deployed agent's turn never reported ends (turn_lost) seconds after its deadline,
+    # which is a minute or more after it opened (runs/lost_turns.py).
+    "end-lost-turns": {"task": "runs.end_lost_turns", "schedule": 5.0,
+                       "options": {"expires": 10.0}},
     # An evaluation whose settle/advance task was lost moves on within seconds.
     "sweep-evaluations": {"task": "evaluations.sweep", "schedule": 5.0,
                           "options": {"expires": 10.0}},
@@ -294,6 +316,20 @@ KIONGA_AGENT_NAMESPACE = env.text("KIONGA_AGENT_NAMESPACE", "kionga-agents")
 KIONGA_GATEWAY_NAMESPACE = env.text("KIONGA_GATEWAY_NAMESPACE", "kionga")
 KIONGA_AGENT_GATEWAY_URL = env.text(
     "KIONGA_AGENT_GATEWAY_URL", "http://gateway-internal.kionga.svc.cluster.local:8087/api/v1")
+# Deploy ceilings (deployments/ceilings.py). One pod's limits (the agents' namespace's
+# LimitRange holds the same maxima), and per project: agents, the sum of their
+# max_replicas, and of max_replicas x limits.
+KIONGA_AGENT_MAX_CPU = env.parsed("KIONGA_AGENT_MAX_CPU", "2", quantities.cpu_setting,
+                                  quantities.EXAMPLE)
+KIONGA_AGENT_MAX_MEMORY = env.parsed("KIONGA_AGENT_MAX_MEMORY", "2Gi",
+                                     quantities.memory_setting, quantities.EXAMPLE)
+KIONGA_PROJECT_MAX_AGENTS = env.integer("KIONGA_PROJECT_MAX_AGENTS", 10, within=(1, 10_000))
+KIONGA_PROJECT_MAX_AGENT_REPLICAS = env.integer("KIONGA_PROJECT_MAX_AGENT_REPLICAS", 30,
+                                                within=(1, 100_000))
+KIONGA_PROJECT_MAX_AGENT_CPU = env.parsed("KIONGA_PROJECT_MAX_AGENT_CPU", "16",
+                                          quantities.cpu_setting, quantities.EXAMPLE)
+KIONGA_PROJECT_MAX_AGENT_MEMORY = env.parsed("KIONGA_PROJECT_MAX_AGENT_MEMORY", "16Gi",
+                                             quantities.memory_setting, quantities.EXAMPLE)
 KIONGA_DESIGNER_RUNNER_TOKEN = env.text("KIONGA_DESIGNER_RUNNER_TOKEN", "")
 KIONGA_DESIGNER_PORT = env.integer("KIONGA_DESIGNER_PORT", 9100)
 KIONGA_DESIGNER_MAX_RUNS = env.integer("KIONGA_DESIGNER_MAX_RUNS", 8)

@@ -40,12 +40,14 @@ def issue_token(user: User, name: str, expires_at: datetime | None = None) -> st
     return create_token(user, name, expires_at)[1]
 
 
-def create_token(user: User, name: str,
-                 expires_at: datetime | None = None) -> tuple[ApiToken, str]:
-    """The new token's row and its raw value (shown once, never stored)."""
+def create_token(user: User, name: str, expires_at: datetime | None = None,
+                 parent: ApiToken | None = None) -> tuple[ApiToken, str]:
+    """The new token's row and its raw value (shown once, never stored). A token made
+    by a token's request goes through kionga.token_lineage.make_child, which sets parent."""
     raw = new_token(TOKEN_PREFIX)
     token = ApiToken.objects.create(user=user, name=name, prefix=raw[:PREFIX_LENGTH],
-                                    token_hash=hash_token(raw), expires_at=expires_at)
+                                    token_hash=hash_token(raw), expires_at=expires_at,
+                                    parent=parent)
     return token, raw
 
 

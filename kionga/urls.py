@@ -7,6 +7,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
 
 from kionga import pages, views
+from kionga.api_docs import SwaggerView
 from kionga.app_urls import app_url_includes
 
 urlpatterns = [
@@ -21,6 +22,8 @@ urlpatterns = [
     path("api/docs/", SpectacularRedocView.as_view(url_name="schema",
                                                    template_name="kionga/redoc.html"),
          name="docs"),
+    # "Try it": Swagger UI, also from the sidecar's files, with our start script.
+    path("api/docs/swagger/", SwaggerView.as_view(url_name="schema"), name="docs-swagger"),
     path("healthz", views.healthz, name="healthz"),
     path("favicon.ico", views.favicon, name="favicon"),
     # The apps' web pages (approvals/web_urls.py: the approver UI under /approvals/).

@@ -1,5 +1,6 @@
-"""`kionga`: the command line of the agent interface. It only parses arguments and prints;
-every operation is in `kionga_client.operations`.
+"""`kionga`: the command line of the agent interface. It only parses arguments (an ID
+argument may be a unique prefix: `ids`) and prints (`human`, or the envelope); every
+operation is in `kionga_client.operations` and `kionga_client.releases`.
 
 `--json` prints exactly one `kionga/1` envelope on stdout; progress and logs go to stderr.
 It never asks for input without a terminal."""
@@ -9,31 +10,19 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, NoReturn
 
 import click
-from rich.console import Console
-from rich.table import Table
 
-from kionga_client import envelope
+from kionga_client import envelope, ids, releases
 from kionga_client import operations as ops
 from kionga_client.errors import KiongaError
 from kionga_client.gateway import Gateway, Settings
 from kionga_client.guide import agent_guide
+from kionga_client.human import Out, Progress, show, show_error, show_warnings, stream_dropped
 
 Handler = Callable[..., ops.Result]
-
-
-class Out:
-    """Where a command prints: the envelope (JSON) or text for people."""
-
-    def __init__(self, as_json: bool) -> None:
-        self.as_json = as_json
-        self.out = Console(soft_wrap=True, highlight=False)
-        self.err = Console(stderr=True, soft_wrap=True, highlight=False)
-
-    def log(self, message: str, style: str | None = None) -> None:
-        self.err.print(message, style=style, markup=False)
 
 
 class KiongaGroup(click.Group):
@@ -101,131 +90,19 @@ def finish(ctx: click.Context, out: Out, command: str, *, result: ops.Result | N
                 else envelope.success(command, result or ops.Result(None)))
         click.echo(json.dumps(body, ensure_ascii=False))
     elif error is not None:
-        out.err.print(f"error {error.code}: {error.message}", style="bold red", markup=False)
-        out.err.print(f"hint: {error.as_dict()['hint']}", style="yellow", markup=False)
-        if isinstance(error.data, dict) and error.data.get("issues"):
-            show_issues(out.err, error.data["issues"])
+        show_error(out, error)
     else:
         assert result is not None
-        for warning in result.warnings:
-            out.err.print(f"warning {warning['code']}: {warning['message']}", style="yellow",
-                          markup=False)
+        show_warnings(out, result.warnings)
         show(out, command, result.data)
     ctx.exit(error.exit_code if error is not None else 0)
-
-
-# --- human output --------------------------------------------------------------------------
-
-def table(out: Out, rows: list[dict[str, Any]], columns: list[str], title: str) -> None:
-    if not rows:
-        out.out.print(f"No {title}.")
-        return
-    grid = Table(title=title, title_justify="left")
-    for column in columns:
-        grid.add_column(column)
-    for row in rows:
-        grid.add_row(*[_cell(row.get(c)) for c in columns])
-    out.out.print(grid)
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return "-"
-    text = value if isinstance(value, str) else json.dumps(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def show_issues(console: Console, issues: list[dict[str, Any]]) -> None:
-    for issue in issues:
-        where = issue.get("node_id") or issue.get("path") or ""
-        console.print(f"  {issue.get('severity', '')} {issue.get('code')}"
-                      f"{' @ ' + str(where) if where else ''}: {issue.get('message')}",
-                      markup=False)
-
-
-LISTS: dict[str, tuple[str, list[str]]] = {
-    "designs list": ("designs", ["id", "name", "revision", "project_id", "updated_at"]),
-    "templates list": ("templates", ["id", "name", "description"]),
-    "versions list": ("versions", ["id", "number", "content_sha256", "author", "created_at"]),
-    "approvals list": ("approvals", ["id", "run_id", "design_name", "node_id", "message",
-                                     "expires_at"]),
-    "runs events": ("events", ["seq", "type", "node_id", "at", "preview"]),
-}
-
-
-def show(out: Out, command: str, data: Any) -> None:
-    if command in LISTS:
-        key, columns = LISTS[command]
-        table(out, data[key], columns, key)
-    elif command == "capabilities":
-        out.out.print(f"kionga {data['version']} · gateway {data['gateway']} · registry "
-                      f"{data['registry_version']}", markup=False)
-        table(out, data["components"], ["kind", "label", "side_effects", "help"], "components")
-        out.out.print("features: " + ", ".join(k for k, v in data["features"].items() if v))
-    elif command in ("validate",):
-        out.out.print("runnable" if data["runnable"] else "not runnable", style="green")
-        show_issues(out.out, data["issues"])
-    elif command in ("run", "runs show", "runs cancel") and "run_id" in data:
-        out.out.print(f"run {data['run_id']}: {data['status']}", markup=False)
-        if data.get("output") is not None:
-            out.out.print(str(data["output"]), markup=False)
-    elif command == "run":  # --dry-run
-        out.out.print(f"design {data['design_id']} revision {data['revision']}: "
-                      f"{'runnable' if data['runnable'] else 'not runnable'}", markup=False)
-        table(out, data["steps"], ["node_id", "kind", "name", "side_effects"], "steps")
-        for effect in data["side_effects"]:
-            out.out.print(f"side effect: {effect['what']}", style="yellow", markup=False)
-    elif command == "agent-guide":
-        out.out.print(data["guide"], markup=False)
-    else:
-        out.out.print_json(json.dumps(data, ensure_ascii=False))
-
-
-class Progress:
-    """A followed run for people: node by node on stderr, model text as it streams."""
-
-    def __init__(self, out: Out) -> None:
-        self.out = out
-        self.streaming: str | None = None
-
-    def __call__(self, event: dict[str, Any]) -> None:
-        kind, node = event.get("type"), event.get("node_id")
-        if kind == "node.delta":
-            if self.streaming != node:
-                self.out.err.print(f"  {node} ▸ ", end="", markup=False)
-                self.streaming = node
-            self.out.err.print(event.get("delta", ""), end="", markup=False)
-            return
-        if self.streaming is not None:
-            self.out.err.print()
-            self.streaming = None
-        if self.out.as_json:
-            self.out.err.print(f"{event.get('seq')} {kind} {node or ''}", markup=False)
-        elif kind == "node.started":
-            self.out.err.print(f"▶ {node} ({event.get('kind')})", style="cyan", markup=False)
-        elif kind == "node.completed":
-            preview = str(event.get("preview", ""))[:120]
-            self.out.err.print(f"✓ {node}  {preview}", style="green", markup=False)
-        elif kind == "node.failed":
-            self.out.err.print(f"✗ {node}: {(event.get('error') or {}).get('message')}",
-                               style="red", markup=False)
-        elif kind in ("approval.requested", "approval.resolved", "node.retrying",
-                      "node.skipped"):
-            self.out.err.print(f"• {kind} {node or ''}", style="yellow", markup=False)
-        elif kind in ops.TERMINAL_EVENTS or kind == "run.started":
-            self.out.err.print(f"{kind}", style="bold", markup=False)
-
-
-def stream_dropped(out: Out) -> Callable[[int | None], None]:
-    """What a follower says when a run's stream dropped and it resumes."""
-    return lambda seq: out.log(f"stream dropped; resuming after event {seq}")
 
 
 def follow_run(ctx: click.Context, gw: Gateway, out: Out, command: str, design_id: str,
                run_id: str, events: Iterator[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Follow a run to its end (its `events` when the start already streams them); Ctrl+C
     ends the command with 130 and a hint, not the run."""
-    progress = Progress(out)
+    progress = Progress(out, gw.approver_page)
     try:
         if events is None:
             events = ops.follow(gw, design_id, run_id, on_reconnect=stream_dropped(out))
@@ -288,8 +165,13 @@ def designs_list(gw: Gateway, out: Out, project: int | None) -> ops.Result:
 @click.argument("design_id")
 @common("designs show")
 def designs_show(gw: Gateway, out: Out, design_id: str) -> ops.Result:
-    """One design: its graph, steps, side effects and last run."""
-    return ops.design_show(gw, design_id)
+    """One design (its ID or a unique prefix): graph, steps, side effects, last run."""
+    return ops.design_show(gw, ids.design(gw, design_id))
+
+
+require_evaluation_option = click.option(
+    "--require-evaluation/--no-require-evaluation", "require_evaluation", default=None,
+    help="Whether publishing needs a passing evaluation (unchanged when left out).")
 
 
 @designs.command("create")
@@ -297,27 +179,36 @@ def designs_show(gw: Gateway, out: Out, design_id: str) -> ops.Result:
 @click.option("--file", "path", help="A graph JSON file (- for stdin).")
 @click.option("--name")
 @click.option("--project", type=int, help="Project id (default: your only project).")
+@require_evaluation_option
 @common("designs create")
 def designs_create(gw: Gateway, out: Out, template: str | None, path: str | None,
-                   name: str | None, project: int | None) -> ops.Result:
+                   name: str | None, project: int | None,
+                   require_evaluation: bool | None) -> ops.Result:
     """Create a design from a template or a graph file."""
     if (template is None) == (path is None):
         raise KiongaError("USAGE", "Give exactly one of --template or --file.")
     graph = ops.load_graph(path) if path else None
-    return ops.design_create(gw, name=name, graph=graph, template=template, project_id=project)
+    return ops.design_create(gw, name=name, graph=graph, template=template, project_id=project,
+                             require_evaluation=require_evaluation)
 
 
 @designs.command("update")
 @click.argument("design_id")
-@click.option("--file", "path", required=True, help="The graph JSON file (- for stdin).")
+@click.option("--file", "path", help="The graph JSON file (- for stdin); default: the saved "
+              "graph, unchanged.")
 @click.option("--revision", type=int, required=True, help="The revision you read.")
 @click.option("--name")
+@require_evaluation_option
 @common("designs update")
-def designs_update(gw: Gateway, out: Out, design_id: str, path: str, revision: int,
-                   name: str | None) -> ops.Result:
+def designs_update(gw: Gateway, out: Out, design_id: str, path: str | None, revision: int,
+                   name: str | None, require_evaluation: bool | None) -> ops.Result:
     """Save a new revision (a stale --revision is refused: STALE_REVISION)."""
-    return ops.design_update(gw, design_id, graph=ops.load_graph(path), revision=revision,
-                             name=name)
+    if path is None and name is None and require_evaluation is None:
+        raise KiongaError("USAGE", "Nothing to save: give --file, --name or "
+                          "--require-evaluation/--no-require-evaluation.")
+    return ops.design_update(gw, ids.design(gw, design_id),
+                             graph=ops.load_graph(path) if path else None, revision=revision,
+                             name=name, require_evaluation=require_evaluation)
 
 
 @cli.group()
@@ -337,7 +228,9 @@ def templates_list(gw: Gateway, out: Out) -> ops.Result:
 @click.option("--project", type=int, help="Check resource IDs in this project (files).")
 @common("validate")
 def validate(gw: Gateway, out: Out, target: str, project: int | None) -> ops.Result:
-    """Validate a graph file (- for stdin) or a saved design (its ID)."""
+    """Validate a graph file (- for stdin) or a saved design (its ID or a unique prefix)."""
+    if not Path(target).exists() and ids.looks_like_id(target):
+        target = ids.design(gw, target)
     return ops.validate(gw, target, project)
 
 
@@ -356,6 +249,7 @@ def run(gw: Gateway, out: Out, design_id: str, text: str, version: int | None, y
         allow_side_effects: bool, dry_run: bool, detach: bool, session_id: str | None,
         idempotency_key: str | None) -> ops.Result:
     """Run a design (or one of its versions) and follow it to the end."""
+    design_id = ids.design(gw, design_id)
     plan = ops.run_plan(gw, design_id, version).data
     warnings = ops.side_effect_warnings(plan)
     ops.check_plan(plan)
@@ -390,11 +284,30 @@ def run(gw: Gateway, out: Out, design_id: str, text: str, version: int | None, y
 
 @cli.group()
 def runs() -> None:
-    """Runs: show, events, cancel."""
+    """Runs: list, show, events, cancel."""
 
 
 design_option = click.option("--design", "design_id",
                              help="The run's design (found among yours when omitted).")
+
+
+def run_ref(gw: Gateway, run_id: str, design_id: str | None) -> tuple[str, str | None]:
+    """(the run, its design when known) of a RUN_ID and --design, each a full ID or a
+    unique prefix."""
+    return ids.run(gw, run_id, ids.design(gw, design_id) if design_id else None)
+
+
+@runs.command("list")
+@click.option("--design", "design_id", required=True,
+              help="The design (its ID or a unique prefix).")
+@click.option("--status", type=click.Choice(ops.RUN_STATUSES), help="Only runs in this status.")
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True,
+              help="At most this many, newest first.")
+@common("runs list")
+def runs_list(gw: Gateway, out: Out, design_id: str, status: str | None,
+              limit: int) -> ops.Result:
+    """A design's runs, newest first: status, start, duration and error code."""
+    return ops.runs_list(gw, ids.design(gw, design_id), status=status, limit=limit)
 
 
 @runs.command("show")
@@ -403,7 +316,7 @@ design_option = click.option("--design", "design_id",
 @common("runs show")
 def runs_show(gw: Gateway, out: Out, run_id: str, design_id: str | None) -> ops.Result:
     """A run with its stored events (exit code by its outcome)."""
-    return ops.run_show(gw, run_id, design_id)
+    return ops.run_show(gw, *run_ref(gw, run_id, design_id))
 
 
 @runs.command("events")
@@ -415,6 +328,7 @@ def runs_show(gw: Gateway, out: Out, run_id: str, design_id: str | None) -> ops.
 def runs_events(gw: Gateway, out: Out, run_id: str, design_id: str | None, follow: bool,
                 after: int) -> ops.Result:
     """The run's events; --follow streams them live and resumes after a dropped line."""
+    run_id, design_id = run_ref(gw, run_id, design_id)
     if not follow:
         return ops.run_events(gw, run_id, design_id, after)
     design_id = design_id or ops.find_run_design(gw, run_id)
@@ -432,34 +346,39 @@ def runs_events(gw: Gateway, out: Out, run_id: str, design_id: str | None, follo
 @common("runs cancel")
 def runs_cancel(gw: Gateway, out: Out, run_id: str, design_id: str | None) -> ops.Result:
     """Cancel a run."""
-    return ops.run_cancel(gw, run_id, design_id)
+    return ops.run_cancel(gw, *run_ref(gw, run_id, design_id))
 
 
 @cli.command()
 @click.argument("design_id")
-@click.option("--revision", type=int)
-@click.option("--gate", is_flag=True, help="Fail the evaluation below the pass threshold.")
+@click.option("--revision", type=int, help="Default: the latest revision.")
+@click.option("--gate", is_flag=True, hidden=True)  # every evaluation is one now; kept for scripts
 @click.option("--allow-side-effects", is_flag=True)
 @click.option("--detach", is_flag=True, help="Answer the evaluation at once.")
 @common("evaluate")
 def evaluate(gw: Gateway, out: Out, design_id: str, revision: int | None, gate: bool,
              allow_side_effects: bool, detach: bool) -> ops.Result:
-    """Evaluate a design against its fixtures."""
-    return ops.evaluate(gw, design_id, revision=revision, gate=gate,
-                        allow_side_effects=allow_side_effects, detach=detach)
+    """Evaluate a revision against every case of the design's fixtures; a passing
+    evaluation opens the quality gate: kionga publish ID --evaluation EVALUATION_ID."""
+    return releases.evaluate(gw, ids.design(gw, design_id), revision=revision,
+                             allow_side_effects=allow_side_effects, detach=detach)
 
 
 @cli.command()
 @click.argument("design_id")
 @click.option("--revision", type=int, help="Default: the latest revision.")
 @click.option("--notes", default="")
-@click.option("--evaluation", "evaluation_id", help="A passing evaluation for the gate.")
+@click.option("--evaluation", "evaluation_id",
+              help="A passing evaluation of this revision (its ID or a unique prefix).")
 @common("publish")
 def publish(gw: Gateway, out: Out, design_id: str, revision: int | None, notes: str,
             evaluation_id: str | None) -> ops.Result:
     """Publish a revision as an immutable version (the same behaviour: the same version)."""
-    return ops.publish(gw, design_id, revision=revision, notes=notes,
-                       evaluation_id=evaluation_id)
+    design_id = ids.design(gw, design_id)
+    if evaluation_id is not None:
+        evaluation_id = ids.evaluation(gw, evaluation_id, design_id)
+    return releases.publish(gw, design_id, revision=revision, notes=notes,
+                            evaluation_id=evaluation_id)
 
 
 @cli.group()
@@ -472,7 +391,7 @@ def versions() -> None:
 @common("versions list")
 def versions_list(gw: Gateway, out: Out, design_id: str) -> ops.Result:
     """A design's versions, newest first."""
-    return ops.versions_list(gw, design_id)
+    return releases.versions_list(gw, ids.design(gw, design_id))
 
 
 @cli.group()

@@ -29,17 +29,20 @@ CODES: dict[str, tuple[int, bool, str]] = {
     "RUNNER_NOT_CONFIGURED": (6, True, "The gateway has no runner; retry later."),
     "SERVICE_UNAVAILABLE": (6, True, "A service behind the gateway is down; retry later."),
     "DESIGN_NOT_FOUND": (7, False, "List designs with `kionga designs list`."),
-    "RUN_NOT_FOUND": (7, False, "Check the run_id (and --design)."),
+    "RUN_NOT_FOUND": (7, False, "Check the run_id (and --design); list a design's runs "
+                                "with `kionga runs list --design ID`."),
     "VERSION_NOT_FOUND": (7, False, "List versions with `kionga versions list ID`."),
     "APPROVAL_NOT_FOUND": (7, False, "List approvals with `kionga approvals list`."),
-    "EVALUATION_NOT_FOUND": (7, False, "Check the evaluation id."),
+    "EVALUATION_NOT_FOUND": (7, False, "Check the evaluation_id: `kionga evaluate ID` "
+                                       "prints the one it starts."),
     "TEMPLATE_NOT_FOUND": (7, False, "List templates with `kionga templates list`."),
     "NOT_FOUND": (7, False, "Check the id."),
     "AT_CAPACITY": (8, True, "The runner or your project's share is full; retry in a few "
                              "seconds."),
     "THROTTLED": (8, True, "Too many requests; wait and retry."),
-    "QUALITY_GATE": (8, False, "Publishing needs a passing evaluation of this behaviour: "
-                               "run `kionga evaluate ID` first."),
+    "QUALITY_GATE": (8, False, "Publishing needs a passing evaluation of the revision you "
+                               "publish: `kionga evaluate ID --revision N`, then `kionga "
+                               "publish ID --revision N --evaluation EVALUATION_ID`."),
     "STALE_REVISION": (8, False, "Someone saved a newer revision: read the design again "
                                  "and retry with its revision."),
     "FORBIDDEN": (8, False, "Your role in this project does not allow it."),

@@ -13,6 +13,11 @@ from kionga_client import __version__
 from kionga_client.errors import KiongaError
 
 DEFAULT_URL = "http://127.0.0.1:8000"
+# Pages of the gateway's web UI under its base URL, where people act: the approver UI's
+# page of one request (`approver:detail`, approvals/web_urls.py) and a design's canvas
+# (`designer:design`, designer/urls.py). Tests check them against those routes.
+APPROVER_PAGE = "/approvals/{approval_id}/"
+DESIGNER_PAGE = "/designer/designs/{design_id}/"
 
 # The gateway's code (or HTTP status) → ours. 404 is per request (what was not found).
 _BY_CODE: dict[str, str] = {
@@ -74,6 +79,13 @@ class Gateway:
     def request(self, method: str, path: str, *, json: Any = None,
                 params: dict[str, Any] | None = None, not_found: str = "NOT_FOUND",
                 headers: dict[str, str] | None = None) -> Any:
+        return self.exchange(method, path, json=json, params=params, not_found=not_found,
+                             headers=headers)[1]
+
+    def exchange(self, method: str, path: str, *, json: Any = None,
+                 params: dict[str, Any] | None = None, not_found: str = "NOT_FOUND",
+                 headers: dict[str, str] | None = None) -> tuple[int, Any]:
+        """(the HTTP status, the JSON answer) of a successful request; else its error."""
         self.check_token()
         try:
             response = self.http.request(method, "/api/v1" + path, json=json,
@@ -81,8 +93,16 @@ class Gateway:
         except httpx.TransportError as exc:
             raise self.unreachable(exc) from exc
         if response.is_success:
-            return response.json()
+            return response.status_code, response.json()
         raise error_of(response, not_found)
+
+    def approver_page(self, approval_id: str) -> str:
+        """Where a person decides this approval request (the approver web UI)."""
+        return self.settings.url + APPROVER_PAGE.format(approval_id=approval_id)
+
+    def designer_page(self, design_id: str) -> str:
+        """The design's canvas (its test cases, evaluations and publish panel too)."""
+        return self.settings.url + DESIGNER_PAGE.format(design_id=design_id)
 
     def check_token(self) -> None:
         if not self.settings.token:

@@ -19,7 +19,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.stdio import stdio_server
 
-from kionga_client import __version__, envelope
+from kionga_client import __version__, envelope, releases
 from kionga_client import operations as ops
 from kionga_client.errors import KiongaError
 from kionga_client.gateway import Gateway, Settings
@@ -127,8 +127,13 @@ TOOLS: list[ToolSpec] = [
              {"run_id": STR, "design_id": STR, "after": INT}, ("run_id",),
              lambda gw, a: ops.run_events(gw, a["run_id"], a.get("design_id"),
                                           a.get("after", -1))),
+    ToolSpec("runs_list", "A design's runs, newest first (optionally of one status).",
+             {"design_id": STR, "status": {"enum": list(ops.RUN_STATUSES)},
+              "limit": {"type": "integer", "minimum": 1}}, ("design_id",),
+             lambda gw, a: ops.runs_list(gw, a["design_id"], status=a.get("status"),
+                                         limit=a.get("limit"))),
     ToolSpec("versions_list", "A design's published versions.", {"design_id": STR},
-             ("design_id",), lambda gw, a: ops.versions_list(gw, a["design_id"])),
+             ("design_id",), lambda gw, a: releases.versions_list(gw, a["design_id"])),
     ToolSpec("approvals_list", "Approval requests of your projects (read only: people "
              "decide them).", {"status": {"enum": ["pending", "approved", "rejected",
                                                    "expired", "cancelled"]},
@@ -137,17 +142,20 @@ TOOLS: list[ToolSpec] = [
                                               project_id=a.get("project_id"),
                                               run_id=a.get("run_id"), limit=a.get("limit"))),
     ToolSpec("designs_create", "Create a design from a template id or a graph.",
-             {"template": STR, "graph": {"type": "object"}, "name": STR, "project_id": INT},
+             {"template": STR, "graph": {"type": "object"}, "name": STR, "project_id": INT,
+              "require_evaluation": BOOL},
              (), lambda gw, a: ops.design_create(
                  gw, name=a.get("name"), graph=a.get("graph"), template=a.get("template"),
-                 project_id=a.get("project_id")),
+                 project_id=a.get("project_id"), require_evaluation=a.get("require_evaluation")),
              side_effect=True, preview=lambda gw, a: {
                  "will": f"create a design from {a.get('template') or 'the given graph'}"}),
     ToolSpec("designs_update", "Save a new revision of a design (send the revision you read).",
-             {"design_id": STR, "graph": {"type": "object"}, "revision": INT, "name": STR},
+             {"design_id": STR, "graph": {"type": "object"}, "revision": INT, "name": STR,
+              "require_evaluation": BOOL},
              ("design_id", "graph", "revision"),
              lambda gw, a: ops.design_update(gw, a["design_id"], graph=a["graph"],
-                                             revision=a["revision"], name=a.get("name")),
+                                             revision=a["revision"], name=a.get("name"),
+                                             require_evaluation=a.get("require_evaluation")),
              side_effect=True, preview=_previewed("save revision {revision} + 1")),
     ToolSpec("run", "Run a design (or version N) and wait for its end, or detach.",
              {"design_id": STR, "input": STR, "version": INT, "allow_side_effects": BOOL,
@@ -156,15 +164,18 @@ TOOLS: list[ToolSpec] = [
     ToolSpec("runs_cancel", "Cancel a run.", {"run_id": STR, "design_id": STR}, ("run_id",),
              lambda gw, a: ops.run_cancel(gw, a["run_id"], a.get("design_id")),
              side_effect=True, destructive=True, preview=_cancel_preview),
-    ToolSpec("evaluate", "Evaluate a design against its fixtures.",
-             {"design_id": STR, "revision": INT, "gate": BOOL, "detach": BOOL},
-             ("design_id",), lambda gw, a: ops.evaluate(
-                 gw, a["design_id"], revision=a.get("revision"), gate=bool(a.get("gate")),
+    ToolSpec("evaluate", "Evaluate a design against every case of its fixtures (an "
+             "evaluation that passes opens publish's quality gate: publish with its "
+             "evaluation_id).",
+             {"design_id": STR, "revision": INT, "gate": {**BOOL, "default": True},
+              "detach": BOOL},
+             ("design_id",), lambda gw, a: releases.evaluate(
+                 gw, a["design_id"], revision=a.get("revision"), gate=a.get("gate", True),
                  detach=bool(a.get("detach"))),
              side_effect=True, preview=_previewed("evaluate design {design_id}")),
     ToolSpec("publish", "Publish a revision as an immutable version.",
              {"design_id": STR, "revision": INT, "notes": STR, "evaluation_id": STR},
-             ("design_id",), lambda gw, a: ops.publish(
+             ("design_id",), lambda gw, a: releases.publish(
                  gw, a["design_id"], revision=a.get("revision"), notes=a.get("notes", ""),
                  evaluation_id=a.get("evaluation_id")),
              side_effect=True, preview=_previewed("publish design {design_id}")),

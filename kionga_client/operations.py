@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +23,9 @@ from kionga_client.errors import KiongaError
 from kionga_client.gateway import Gateway, error_of, graph_issue_code
 
 FINAL_STATUSES = ("completed", "failed", "cancelled")
+# The gateway's run status words (runs/models.py Run.Status), for `runs list --status`.
+RUN_STATUSES = ("queued", "running", "waiting", *FINAL_STATUSES)
 TERMINAL_EVENTS = ("run.completed", "run.failed", "run.cancelled")
-# The gateway's evaluation status words (evaluations/models.py EVALUATION_STATUSES).
-EVALUATION_FINAL = ("completed", "failed", "cancelled")
 # Run failure code (runner.failures, and the gateway's own) → ours.
 FAILURE_CODES: dict[str, str] = {
     "node_error": "NODE_FAILED", "resource_denied": "NODE_FAILED",
@@ -93,8 +94,13 @@ def designs_list(gw: Gateway, project_id: int | None = None) -> Result:
     return Result({"designs": found["designs"]})
 
 
+def design_get(gw: Gateway, design_id: str) -> dict[str, Any]:
+    """The design as the gateway has it: graph, validation, revision."""
+    return dict(gw.request("GET", f"/agent-designs/{design_id}", not_found="DESIGN_NOT_FOUND"))
+
+
 def design_show(gw: Gateway, design_id: str) -> Result:
-    design = gw.request("GET", f"/agent-designs/{design_id}", not_found="DESIGN_NOT_FOUND")
+    design = design_get(gw, design_id)
     plan = graph_plan(design["graph"], registry(gw))
     runs = gw.request("GET", f"/agent-designs/{design_id}/runs",
                       not_found="DESIGN_NOT_FOUND")["runs"]
@@ -105,7 +111,7 @@ def design_show(gw: Gateway, design_id: str) -> Result:
 
 def design_create(gw: Gateway, *, name: str | None = None, graph: dict[str, Any] | None = None,
                   template: str | None = None, project_id: int | None = None,
-                  description: str = "") -> Result:
+                  description: str = "", require_evaluation: bool | None = None) -> Result:
     if template is not None:
         found = [t for t in templates_list(gw).data["templates"] if t["id"] == template]
         if not found:
@@ -115,20 +121,40 @@ def design_create(gw: Gateway, *, name: str | None = None, graph: dict[str, Any]
         description = description or found[0].get("description", "")
     if graph is None:
         raise KiongaError("USAGE", "Give a graph file or a template.")
-    body = {"project_id": project_id or default_project(gw), "name": name or "Untitled",
-            "description": description, "graph": graph}
+    body: dict[str, Any] = {"project_id": project_id or default_project(gw),
+                            "name": name or "Untitled", "description": description,
+                            "graph": graph}
+    if require_evaluation is not None:
+        body["require_evaluation"] = require_evaluation
     design = gw.request("POST", "/agent-designs", json=body)
-    return Result({**design, "design_id": design["id"]})
+    return _saved(design, require_evaluation)
 
 
-def design_update(gw: Gateway, design_id: str, *, graph: dict[str, Any], revision: int,
-                  name: str | None = None) -> Result:
+def design_update(gw: Gateway, design_id: str, *, graph: dict[str, Any] | None, revision: int,
+                  name: str | None = None, require_evaluation: bool | None = None) -> Result:
+    """Save a new revision; without `graph`, of the saved graph as it is (to change only
+    the name or `require_evaluation`)."""
+    if graph is None:
+        graph = design_get(gw, design_id)["graph"]
     body: dict[str, Any] = {"revision": revision, "graph": graph}
     if name is not None:
         body["name"] = name
+    if require_evaluation is not None:
+        body["require_evaluation"] = require_evaluation
     design = gw.request("PUT", f"/agent-designs/{design_id}", json=body,
                         not_found="DESIGN_NOT_FOUND")
-    return Result({**design, "design_id": design["id"]})
+    return _saved(design, require_evaluation)
+
+
+def _saved(design: dict[str, Any], require_evaluation: bool | None) -> Result:
+    """A created or updated design; a warning when the gateway did not take the
+    `require_evaluation` asked for (one older than this client ignores the field)."""
+    warnings = []
+    if require_evaluation is not None and design.get("require_evaluation") != require_evaluation:
+        warnings.append({"code": "require_evaluation_ignored", "message": (
+            f"The gateway kept require_evaluation {design.get('require_evaluation')} "
+            f"(asked: {require_evaluation}); it may be older than this client.")})
+    return Result({**design, "design_id": design["id"]}, warnings)
 
 
 def default_project(gw: Gateway) -> int:
@@ -236,7 +262,7 @@ def _effect(node: dict[str, Any]) -> str:
 def run_plan(gw: Gateway, design_id: str, version: int | None = None) -> Result:
     """What `run` would do: the revision or version, validity, steps and side effects."""
     if version is None:
-        design = gw.request("GET", f"/agent-designs/{design_id}", not_found="DESIGN_NOT_FOUND")
+        design = design_get(gw, design_id)
         graph, revision, version_id = design["graph"], design["revision"], None
         validation = design["validation"]
     else:
@@ -380,6 +406,24 @@ def _run_data(run: dict[str, Any]) -> dict[str, Any]:
     return {"run_id": run["id"], **run}
 
 
+def runs_list(gw: Gateway, design_id: str, *, status: str | None = None,
+              limit: int | None = None) -> Result:
+    """A design's runs, newest first (among the latest the gateway lists), of `status`
+    only if given, at most `limit`; each with its `duration_seconds` once it ended."""
+    listed = gw.request("GET", f"/agent-designs/{design_id}/runs",
+                        not_found="DESIGN_NOT_FOUND")["runs"]
+    chosen = [_listed_run(r) for r in listed if status is None or r["status"] == status]
+    return Result({"design_id": design_id, "runs": chosen[:limit] if limit else chosen})
+
+
+def _listed_run(run: dict[str, Any]) -> dict[str, Any]:
+    started, finished = run.get("started_at"), run.get("finished_at")
+    duration = (None if not (started and finished) else round(
+        (datetime.fromisoformat(finished) - datetime.fromisoformat(started)).total_seconds(),
+        3))
+    return {**_run_data(run), "duration_seconds": duration}
+
+
 def find_run_design(gw: Gateway, run_id: str) -> str:
     """The design a run belongs to, among the designs the caller sees."""
     for design in gw.request("GET", "/agent-designs")["designs"]:
@@ -514,63 +558,7 @@ def run_cancel(gw: Gateway, run_id: str, design_id: str | None = None) -> Result
     return Result(_run_data(run))
 
 
-# --- evaluations, publish, versions, approvals ---------------------------------------------
-
-def evaluate(gw: Gateway, design_id: str, *, revision: int | None = None, gate: bool = False,
-             allow_side_effects: bool = False, detach: bool = False,
-             poll: float = 0.5, timeout: float = 600.0) -> Result:
-    """Start an evaluation of the design's fixtures and, unless detached, wait for it."""
-    body: dict[str, Any] = {"gate": gate, "allow_side_effects": allow_side_effects}
-    if revision is not None:
-        body["revision"] = revision
-    evaluation = gw.request("POST", f"/agent-designs/{design_id}/evaluations", json=body,
-                            not_found="DESIGN_NOT_FOUND")
-    deadline = time.monotonic() + timeout
-    while not detach and evaluation.get("status") not in EVALUATION_FINAL:
-        if time.monotonic() > deadline:
-            raise KiongaError("RUN_TIMEOUT", "The evaluation did not finish in time.",
-                              data=_evaluation_data(evaluation))
-        time.sleep(poll)
-        evaluation = gw.request("GET", f"/agent-evaluations/{evaluation['id']}",
-                                not_found="EVALUATION_NOT_FOUND")
-    data = _evaluation_data(evaluation)
-    if evaluation.get("status") == "cancelled":
-        raise KiongaError("RUN_CANCELLED", "The evaluation was cancelled.", data=data)
-    if evaluation.get("status") == "failed":
-        raise KiongaError("RUN_FAILED", f"The evaluation could not finish: "
-                          f"{evaluation.get('error') or 'no reason given'}.", data=data)
-    if evaluation.get("status") == "completed" and not evaluation.get("passed"):
-        counts = evaluation.get("counts") or {}
-        raise KiongaError("EVALUATION_FAILED", f"The evaluation did not pass: "
-                          f"{counts.get('failed', '?')} of {counts.get('total', '?')} cases "
-                          f"failed.", data=data)
-    return Result(data)
-
-
-def _evaluation_data(evaluation: dict[str, Any]) -> dict[str, Any]:
-    return {"evaluation_id": evaluation.get("id"), **evaluation}
-
-
-def publish(gw: Gateway, design_id: str, *, revision: int | None = None, notes: str = "",
-            evaluation_id: str | None = None) -> Result:
-    if revision is None:
-        revision = int(gw.request("GET", f"/agent-designs/{design_id}",
-                                  not_found="DESIGN_NOT_FOUND")["revision"])
-    body: dict[str, Any] = {"revision": revision, "notes": notes}
-    if evaluation_id:
-        body["evaluation_id"] = evaluation_id
-    before = {v["id"] for v in versions_list(gw, design_id).data["versions"]}
-    version = gw.request("POST", f"/agent-designs/{design_id}/publish", json=body,
-                         not_found="DESIGN_NOT_FOUND")
-    return Result({"version_id": version["id"], "created": version["id"] not in before,
-                   **version})
-
-
-def versions_list(gw: Gateway, design_id: str) -> Result:
-    found = gw.request("GET", f"/agent-designs/{design_id}/versions",
-                       not_found="DESIGN_NOT_FOUND")
-    return Result({"design_id": design_id, "versions": found["versions"]})
-
+# --- approvals --------------------------------------------------------------------------
 
 def approvals_list(gw: Gateway, *, status: str | None = "pending",
                    project_id: int | None = None, run_id: str | None = None,

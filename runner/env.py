@@ -46,10 +46,11 @@ class Env:
         value = self.raw(name)
         return default if value is None else value
 
-    def _typed(self, name: str, default: T, convert: Callable[[str], T | None],
+    def parsed(self, name: str, default: T, convert: Callable[[str], T | None],
                what: str) -> T:
         """default when NAME is unset or blank; else convert(value), refused naming `what`
-        when convert raises ValueError or answers None."""
+        when convert raises ValueError or answers None (the typed readers below, and the
+        gateway's own kinds of value, e.g. Kubernetes quantities)."""
         value = (self.raw(name) or "").strip()
         if not value:
             return default
@@ -64,20 +65,20 @@ class Env:
     def integer(self, name: str, default: int, *,
                 within: tuple[int, int] | None = None) -> int:
         """An integer, and when `within` is given, between its two ends (inclusive)."""
-        number = self._typed(name, default, int, "an integer")
+        number = self.parsed(name, default, int, "an integer")
         if within is not None and not within[0] <= number <= within[1]:
             raise EnvError(f"{name} must be between {within[0]} and {within[1]}, got {number}")
         return number
 
     def seconds(self, name: str, default: float) -> float:
         """A positive, finite number of seconds."""
-        number = self._typed(name, default, float, "a number of seconds")
+        number = self.parsed(name, default, float, "a number of seconds")
         if not math.isfinite(number) or number <= 0:
             raise EnvError(f"{name} must be a positive number of seconds, got {number!r}")
         return number
 
     def boolean(self, name: str, default: bool) -> bool:
-        return self._typed(name, default, lambda value: _BOOLEANS.get(value.lower()),
+        return self.parsed(name, default, lambda value: _BOOLEANS.get(value.lower()),
                            "one of 1/0/true/false/yes/no/on/off")
 
     def strings(self, name: str, default: Sequence[str] = ()) -> list[str]:

@@ -3,18 +3,20 @@
 The gateway builds the payload (runs/dispatch.py build_payload) and signs it, so a
 malformed one is a bug, not an attack; still, every field is checked for its type,
 and errors name the field, never its value (values may hold the run credential).
-The model configuration never comes from the payload: it is the runner's own
-(MLAIOPS_LLM_*). The run credential and the run's event key travel sealed
+The model server never comes from the payload: its base URL and key are the runner's
+own (MLAIOPS_LLM_*). A judge run's payload may name which backend and model to ask
+there (`llm`: {backend, model}, evaluations.judge); other payloads leave the runner's
+own backend and model. The run credential and the run's event key travel sealed
 (`sealed`, runner/task_seal.py) with a key derived from the runner token.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from runner.request import RunRequest
-from runner.settings import RunnerSettings
+from runner.request import LLMConfig, RunRequest
+from runner.settings import LLM_BACKENDS, RunnerSettings
 from runner.task_seal import SealError, unseal
 
 
@@ -68,7 +70,7 @@ def parse_task(payload: dict[str, Any], settings: RunnerSettings) -> RunTask:
         subflows=_subflows(payload),
         subflow_hashes=_subflow_hashes(payload),
         secret_patterns=list(dict.fromkeys(patterns)),  # merged, in order, once each
-        llm=settings.llm,
+        llm=_llm(payload, settings.llm),
     )
     credential = task_secrets(payload, settings.token).credential
     callback_url = _required(payload, "callback_url", str)
@@ -109,3 +111,16 @@ def _subflow_hashes(payload: dict[str, Any]) -> dict[str, str]:
     if not all(isinstance(sha, str) for sha in hashes.values()):
         raise PayloadError("payload field 'subflow_hashes' must map version IDs to hashes")
     return dict(hashes)
+
+
+def _llm(payload: dict[str, Any], own: LLMConfig) -> LLMConfig:
+    """The runner's platform model, with the backend and model a judge run names (an
+    empty model: the runner's own); the base URL, key and timeouts stay its own."""
+    choice = _optional(payload, "llm", dict)
+    if choice is None:
+        return own
+    backend, model = choice.get("backend"), choice.get("model")
+    if backend not in LLM_BACKENDS or not isinstance(model, str):
+        raise PayloadError(f"payload field 'llm' must name a backend "
+                           f"({', '.join(LLM_BACKENDS)}) and a model")
+    return replace(own, backend=backend, model=model.strip() or own.model)

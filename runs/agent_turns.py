@@ -20,6 +20,7 @@ from django.utils import timezone
 from deployments.models import Agent, Rollout
 from designs.models import Version
 from kionga.errors import APIError
+from runs.lost_turns import TURN_LOST
 from runs.models import ACTIVE_STATUSES, Run
 from runs.nested import run_resources
 from runs.signals import runs_ended
@@ -59,7 +60,7 @@ def do_report_turn(agent: Agent, turn_id: Any, report: TurnReport) -> Run:
         if turn is None:
             raise APIError(404, "not_found", "This agent has no such turn.")
         if turn.status not in ACTIVE_STATUSES:
-            raise APIError(409, "run_not_active", "This turn was already reported.")
+            raise _ended(turn)
         # Model resources billed their tokens as they answered; the rest of the engine's
         # count is the platform model's.
         platform_tokens = max(report.tokens - turn.tokens, 0)
@@ -74,6 +75,15 @@ def do_report_turn(agent: Agent, turn_id: Any, report: TurnReport) -> Run:
                                  "finished_at"])
         runs_ended.send(sender=Run, runs=[turn])
     return turn
+
+
+def _ended(turn: Run) -> APIError:
+    """The answer to a report of a turn that has ended: reported already, or ended by the
+    gateway at its deadline (runs/lost_turns.py) — then the report is not recorded."""
+    if isinstance(turn.error, dict) and turn.error.get("code") == TURN_LOST:
+        return APIError(409, TURN_LOST, "The gateway ended this turn at its deadline "
+                        "(turn_lost) before it was reported; this report was not recorded.")
+    return APIError(409, "run_not_active", "This turn was already reported.")
 
 
 def _uuid(text: str) -> list[str]:

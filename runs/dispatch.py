@@ -47,11 +47,12 @@ def release_capacity(*run_ids: str) -> None:
 
 
 def build_payload(run: Run, graph: dict[str, Any], history: list[dict[str, Any]],
-                  credential: str, subflows: list[dict[str, Any]] | None = None
-                  ) -> dict[str, Any]:
+                  credential: str, subflows: list[dict[str, Any]] | None = None, *,
+                  platform_llm: dict[str, str] | None = None) -> dict[str, Any]:
     """The task; `subflows` are the artifacts of the versions the graph reaches
     (designs.versions.reached_versions): the runner checks each graph against its
-    content_sha256 before any node runs."""
+    content_sha256 before any node runs. `platform_llm` ({backend, model}, a judge
+    run's) replaces the runner's own for `llm` nodes; never its server or key."""
     run_id = str(run.pk)
     secrets = {"credential": credential, "event_key": event_key(run_id).hex()}
     return {
@@ -67,6 +68,7 @@ def build_payload(run: Run, graph: dict[str, Any], history: list[dict[str, Any]]
         "subflow_hashes": {entry["version_id"]: entry["content_sha256"]
                            for entry in subflows or []},
         "secret_patterns": list(settings.KIONGA_SECRET_PATTERNS),
+        "llm": platform_llm,
         "sealed": seal(secrets, settings.KIONGA_AGENT_DESIGNER_RUNNER_TOKEN, run_id),
         "callback_url": settings.KIONGA_AGENT_DESIGNER_CALLBACK_URL,
         "issued_at": datetime.now(UTC).isoformat(),

@@ -9,6 +9,7 @@ from designs.actions import check_design_access
 from designs.models import Design
 from kionga.access import AnyUser, blocked_projects
 from kionga.errors import invalid_field, not_found
+from kionga.snapshot import one_snapshot
 from runner import protocol
 from runs.models import Run, RunEvent
 
@@ -42,15 +43,24 @@ def events_after(run: Run, after: int, limit: int = PAGE_SIZE) -> list[dict[str,
     return [row.data for row in rows]
 
 
-def run_with_events(run: Run) -> dict[str, Any]:
-    return {**run.to_dict(), "events": events_after(run, -1, limit=10_000)}
+def check_run_with_events(user: AnyUser, design_id: uuid.UUID,
+                          run_id: uuid.UUID) -> dict[str, Any]:
+    """A readable run with its stored events, row and events from one snapshot: never a
+    terminal event beside a status the ingester has not committed yet (or the reverse)."""
+    with one_snapshot():
+        run = check_run_access(user, design_id, run_id)
+        return {**run.to_dict(), "events": events_after(run, -1, limit=10_000)}
 
 
-def events_page(run: Run, after: int, limit: int) -> dict[str, Any]:
-    events = events_after(run, after, limit)
-    last = events[-1]["seq"] if events else after
-    done = run.status in protocol.FINAL_STATUSES and not RunEvent.objects.filter(
-        run=run, seq__gt=last).exists()
+def check_events_page(user: AnyUser, design_id: uuid.UUID, run_id: uuid.UUID, after: int,
+                      limit: int) -> dict[str, Any]:
+    """A page of a readable run's stored events; `complete` from the same snapshot."""
+    with one_snapshot():
+        run = check_run_access(user, design_id, run_id)
+        events = events_after(run, after, limit)
+        last = events[-1]["seq"] if events else after
+        done = run.status in protocol.FINAL_STATUSES and not RunEvent.objects.filter(
+            run=run, seq__gt=last).exists()
     return {"events": events, "next_after": last, "complete": done}
 
 

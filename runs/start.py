@@ -82,6 +82,9 @@ class Target:
     version_id: str = ""
     # A published version's side effects were approved when it was published.
     side_effects_approved: bool = False
+    # {backend, model} the runner asks for `llm` nodes instead of its own
+    # MLAIOPS_LLM_BACKEND/MODEL, at its own base URL (an evaluation's judge run).
+    platform_llm: dict[str, str] | None = None
 
 
 def do_start_run(user: User, design: Design, request: StartRequest) -> Run:
@@ -129,7 +132,8 @@ def _store_and_send(user: User, target: Target, request: StartRequest, run_id: u
         start_sql.insert_started(run, credential_row, audit.row(
             "run.started", project=design.project, actor=user, target_type="run",
             target_id=run.pk, details=details))
-        payload = dispatch.build_payload(run, target.graph, history, credential, subflows)
+        payload = dispatch.build_payload(run, target.graph, history, credential, subflows,
+                                         platform_llm=target.platform_llm)
         # At once in autocommit; after the caller's commit inside its transaction.
         transaction.on_commit(lambda: dispatch.send_run(celery_app, payload))
     except BaseException:

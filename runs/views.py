@@ -69,7 +69,7 @@ def runs(request: Request, design_id: uuid.UUID) -> Response | HttpResponseBase:
 @extend_schema(responses={200: ok(doc.RUN_WITH_EVENTS), **ERRORS}, operation_id="get_run")
 @api_view(["GET"])
 def run(request: Request, design_id: uuid.UUID, run_id: uuid.UUID) -> Response:
-    return Response(read.run_with_events(read.check_run_access(request.user, design_id, run_id)))
+    return Response(read.check_run_with_events(request.user, design_id, run_id))
 
 
 @extend_schema(request=None, responses={202: ok(doc.RUN), **ERRORS}, operation_id="cancel_run")
@@ -84,10 +84,9 @@ def cancel(request: Request, design_id: uuid.UUID, run_id: uuid.UUID) -> Respons
                responses={200: ok(doc.EVENTS_PAGE), **ERRORS}, operation_id="run_events")
 @api_view(["GET"])
 def events_page(request: Request, design_id: uuid.UUID, run_id: uuid.UUID) -> Response:
-    found = read.check_run_access(request.user, design_id, run_id)
     after = read.parse_after(request.query_params.get("after"))
     limit = _limit(request.query_params.get("limit"))
-    return Response(read.events_page(found, after, limit))
+    return Response(read.check_events_page(request.user, design_id, run_id, after, limit))
 
 
 async def events(request: HttpRequest, design_id: uuid.UUID,

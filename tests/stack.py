@@ -69,7 +69,7 @@ class Stack:
             MLAIOPS_LLM_BACKEND="mock",
             # Evaluations' judge: the model with this ID in the evaluated project (the
             # end-to-end tests point it at a scripted judge on loopback).
-            KIONGA_JUDGE_MODEL="judge",
+            KIONGA_JUDGE_MODEL="resource:judge",
             KIONGA_JUDGE_TIMEOUT_SECONDS="3",
             # Benchmarks drive one user far past a person's rate.
             KIONGA_THROTTLE_USER="1000000/minute",

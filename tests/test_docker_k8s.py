@@ -5,7 +5,9 @@ than one replica, beat exactly one; every pod meets the restricted Pod Security 
 the runner is locked down as in compose (no token, no database or Django secret, only its
 environment; no ingress, egress only to Redis, the internal listener and DNS); PostgreSQL
 and Redis come by URL from the Secret, which is not rendered; the internal listener is
-where deployed agents look for it."""
+where deployed agents look for it; the agents' namespace carries a LimitRange whose
+maxima are the gateway's pod ceilings and a ResourceQuota that holds a project at its
+ceilings."""
 
 from __future__ import annotations
 
@@ -16,8 +18,11 @@ from typing import Any
 import kubernetes_validate
 import pytest
 import yaml
+from kubernetes.utils.quantity import parse_quantity
 
+from deployments.ceilings import POD_CEILINGS
 from deployments.objects import AgentSpec, labels, network_policy
+from deployments.serializers import DEFAULT_RESOURCES
 from tests.docker_kit import DOCKER, PROCFILE_SERVICES, RUNNER_ENV_ALLOWED, procfile, unwrap_command
 
 K8S = DOCKER / "k8s"
@@ -163,3 +168,41 @@ def test_agents_find_the_internal_listener(rendered: list[dict[str, Any]],
 
 def service_namespace(objects: list[dict[str, Any]], name: str) -> str:
     return str(by_kind(objects, "Service")[name]["metadata"]["namespace"])
+
+
+def test_the_agents_namespace_is_bounded(rendered: list[dict[str, Any]], settings: Any) -> None:
+    agents_namespace = settings.KIONGA_AGENT_NAMESPACE
+    [limit_range] = by_kind(rendered, "LimitRange").values()
+    [quota] = by_kind(rendered, "ResourceQuota").values()
+    assert limit_range["metadata"]["namespace"] == quota["metadata"]["namespace"] == (
+        agents_namespace)
+    [container] = limit_range["spec"]["limits"]
+    assert container["type"] == "Container"
+    # Its maxima are the ceilings the gateway checks (ConfigMap and settings' defaults),
+    # its defaults the deploy body's.
+    config = by_kind(rendered, "ConfigMap")["kionga-config"]["data"]
+    for kind, setting in POD_CEILINGS.items():
+        assert container["max"][kind] == config[setting] == getattr(settings, setting)
+    assert container["default"] == DEFAULT_RESOURCES["limits"]
+    assert container["defaultRequest"] == DEFAULT_RESOURCES["requests"]
+    # The namespace's quota holds at least one project at every ceiling, with a rolling
+    # update's surge pod per agent.
+    for name in ("KIONGA_PROJECT_MAX_AGENTS", "KIONGA_PROJECT_MAX_AGENT_REPLICAS",
+                 "KIONGA_PROJECT_MAX_AGENT_CPU", "KIONGA_PROJECT_MAX_AGENT_MEMORY"):
+        assert config[name] == str(getattr(settings, name))
+    hard = {key: parse_quantity(value) for key, value in quota["spec"]["hard"].items()}
+    agents = int(config["KIONGA_PROJECT_MAX_AGENTS"])
+    for counted in ("count/deployments.apps", "count/horizontalpodautoscalers.autoscaling",
+                    "count/networkpolicies.networking.k8s.io", "services", "secrets",
+                    "configmaps"):
+        assert hard[counted] >= agents, counted
+    assert hard["pods"] >= int(config["KIONGA_PROJECT_MAX_AGENT_REPLICAS"]) + agents
+    surge_cpu = agents * parse_quantity(config["KIONGA_AGENT_MAX_CPU"])
+    surge_memory = agents * parse_quantity(config["KIONGA_AGENT_MAX_MEMORY"])
+    assert hard["limits.cpu"] >= parse_quantity(config["KIONGA_PROJECT_MAX_AGENT_CPU"]) + (
+        surge_cpu)
+    assert hard["limits.memory"] >= parse_quantity(
+        config["KIONGA_PROJECT_MAX_AGENT_MEMORY"]) + surge_memory
+    assert hard["requests.cpu"] >= parse_quantity(config["KIONGA_PROJECT_MAX_AGENT_CPU"])
+    assert hard["requests.memory"] >= parse_quantity(config["KIONGA_PROJECT_MAX_AGENT_MEMORY"])
+    assert hard["services.loadbalancers"] == hard["services.nodeports"] == 0

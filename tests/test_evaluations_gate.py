@@ -17,10 +17,11 @@ from tests.versions_helpers import publish_url
 
 
 def evaluation(design: Any, *, status: str = "completed", passed: bool | None = True,
-               sha: str | None = None, gate: bool = True) -> Evaluation:
+               sha: str | None = None, design_cases: int | None = 1) -> Evaluation:
     sha = sha or revision_report(design.current(), design.project).content_sha256 or ""
     found = Evaluation.objects.create(
-        project=design.project, design=design, revision=1, content_sha256=sha, gate=gate,
+        project=design.project, design=design, revision=1, content_sha256=sha,
+        design_cases=design_cases,
         status=status, passed=passed, judge_backend="openai", judge_model="judge",
         rubric_version="kionga-rubric-1", created_by=design.created_by,
         finished_at=timezone.now() if status == "completed" else None)
@@ -50,12 +51,16 @@ def test_it_names_each_refusal(api: Api, alice: Any, acme: Any) -> None:
                                                          passed=None),
         "it did not pass (0 of 1 cases passed)": evaluation(design, passed=False),
         "another behaviour hash": evaluation(design, sha="0" * 64),
-        "a chosen subset of the cases": evaluation(design, gate=False),
+        "it ran a chosen subset of the cases (1 of 2); evaluate every case":
+            evaluation(design, design_cases=2),
+        "it may have run a chosen subset of the cases (1; how many the design had when it "
+        "started is not recorded)": evaluation(design, design_cases=None),
     }
     for words, found in cases.items():
         message = refusal(api, alice, design, {"revision": 1, "evaluation_id": str(found.pk)})
         assert words in message, message
-        assert message.count(";") == 0  # that one condition only
+        others = [w for w in cases if w != words]
+        assert not any(other[:20] in message for other in others), message  # that one only
     both = evaluation(design, passed=False, sha="1" * 64)
     message = refusal(api, alice, design, {"revision": 1, "evaluation_id": str(both.pk)})
     assert "did not pass" in message and "another behaviour hash" in message

@@ -43,10 +43,19 @@ def test_it_keeps_any_answer_inside_the_fence(answer: str) -> None:
 def test_it_builds_a_three_node_judge_graph() -> None:
     task = judge_task(CONFIG, case(), "Answer")
     assert [n["kind"] for n in task.graph["nodes"]] == ["input", "model", "output"]
-    assert task.graph["nodes"][1]["config"]["model"] == "judge"
+    # A model name of the platform backend: the platform model node, and the task
+    # names the backend and model the runner asks.
+    assert task.graph["nodes"][1]["config"]["model"] == "llm"
+    assert task.platform_llm == {"backend": "openai", "model": "judge"}
     assert task.graph["settings"]["timeout_seconds"] == 30
     assert len(task.content_sha256) == 64
     assert json.loads(fenced(task.input)[1])["reference"] == "r"
+
+
+def test_a_resource_judge_asks_the_projects_model() -> None:
+    task = judge_task(JudgeConfig("resource", "resource:m-judge", 30), case(), "Answer")
+    assert task.graph["nodes"][1]["config"]["model"] == "m-judge"
+    assert task.platform_llm is None
 
 
 def test_it_scores_only_a_strict_answer() -> None:

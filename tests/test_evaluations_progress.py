@@ -84,10 +84,10 @@ def test_it_fails_judged_cases_under_the_mock_judge_and_passes_calls_only(
 def test_it_judges_completed_cases_with_a_fenced_judge_run(
         api: Api, alice: Any, acme: Any, runner_configured: Any, rds: redis.Redis,
         gateway_queue: redis.Redis) -> None:
-    runner_configured.KIONGA_JUDGE_MODEL = "judge"
+    runner_configured.KIONGA_JUDGE_MODEL = "resource:judge"
     design = make_evaluated(alice, acme, [judged("j1", "hello", "relevance", "safety")])
     evaluation = start(api, alice, design)
-    assert (evaluation.judge_backend, evaluation.judge_model) == ("openai", "judge")
+    assert (evaluation.judge_backend, evaluation.judge_model) == ("resource", "resource:judge")
     progress.advance(str(evaluation.pk))
     end_run(case_of(evaluation, "j1").run_id, output="Answer: hello")
     settle_all(evaluation)

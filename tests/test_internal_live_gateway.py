@@ -6,23 +6,12 @@ runner/resources.py agree, over real HTTP."""
 from __future__ import annotations
 
 import asyncio
-import os
-import socket
-import subprocess
-import sys
-import tempfile
-import time
-import urllib.request
 from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import connection
 
 from approvals.actions import do_decide
 from approvals.models import ApprovalRequest
@@ -39,44 +28,10 @@ from runner.resources import ResourceError
 from runs.credentials import revoke_credential
 from runs.models import Run
 from tests.internal_helpers import chat_answer, start_run, upstream
+from tests.internal_listener import internal_listener
 
 # Committed data: the listener is another process with its own connection.
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def database_url_of_tests() -> str:
-    db = connection.settings_dict
-    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
-@contextmanager
-def internal_listener() -> Iterator[str]:
-    """Start `uvicorn kionga.internal_asgi:application`; yields the runner's callback URL."""
-    port = free_port()
-    # DJANGO_SETTINGS_MODULE says public on purpose: internal_asgi must override it.
-    env = {**os.environ, "DATABASE_URL": database_url_of_tests(),
-           "DJANGO_SETTINGS_MODULE": "kionga.settings"}
-    command = [sys.executable, "-m", "uvicorn", "kionga.internal_asgi:application",
-               "--lifespan", "off", "--host", "127.0.0.1", "--port", str(port),
-               "--log-level", "warning", "--no-access-log"]
-    with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen(command, cwd=Path(settings.BASE_DIR), env=env,
-                                   stdout=log, stderr=subprocess.STDOUT)
-        try:
-            _wait_until_up(f"http://127.0.0.1:{port}/healthz", process, log)
-            yield f"http://127.0.0.1:{port}/api/v1"
-        finally:
-            process.terminate()
-            process.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")
@@ -84,23 +39,6 @@ def base(django_db_setup: None) -> Iterator[str]:
     # One process for the module: starting uvicorn and Django takes a second or two.
     with internal_listener() as url:
         yield url
-
-
-def _wait_until_up(url: str, process: subprocess.Popen[bytes], log: Any) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            log.seek(0)
-            pytest.fail(f"the internal listener exited:\n{log.read().decode()}")
-        try:
-            # urllib, not httpx: httpx logs each request, and this runs in setup.
-            with urllib.request.urlopen(url, timeout=1) as answer:
-                if answer.status == 200:
-                    return
-        except OSError:
-            pass
-        time.sleep(0.1)
-    pytest.fail("the internal listener did not start within 30 s")
 
 
 def as_runner(base_url: str, credential: str,

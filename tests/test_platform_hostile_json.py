@@ -1,7 +1,7 @@
 """JSON the platform cannot hold (lone surrogates in strings or keys, 1e999, NaN,
 nesting past the depth bound, NUL) is 400 invalid_json on every JSON route, public
-and internal, never a 500; a body that is not JSON on a validate route is 400
-invalid_document in the issue shape."""
+and internal, never a 500; on a validate route it is 400 invalid_document in the
+issue shape, as a body that is not JSON at all is (tests/test_designs_validate_refused_json.py)."""
 
 from __future__ import annotations
 
@@ -39,11 +39,10 @@ hostile = st.one_of(
               st.text(alphabet="abc xyz", max_size=5), st.sampled_from(ATOMS)),
 )
 
+# The validate routes answer invalid_document (tests/test_designs_validate_refused_json.py).
 PUBLIC = [
-    ("post", "/api/v1/agent-designs/validate", '{"nodes": [], "edges": [], "name": @}'),
     ("post", "/api/v1/agent-designs", '{"project_id": {acme}, "name": @}'),
     ("put", "/api/v1/agent-designs/{design}", '{"revision": 1, "graph": {"nodes": @}}'),
-    ("post", "/api/v1/agent-designs/{design}/validate", '{"nodes": [@], "edges": []}'),
     ("post", "/api/v1/agent-designs/{design}/runs",
      '{"input": "hi", "history": [{"role": "user", "content": @}]}'),
     ("post", "/api/v1/agent-approvals/{approval}/decision",
@@ -121,34 +120,21 @@ def test_it_refuses_hostile_json_on_every_internal_route(alice: Any, acme: Any) 
     check()
 
 
+SAYS = {
+    '{"name": "\\ud800"}': "lone surrogates",
+    '{"name": "x", "x": 1e999}': "too large",
+    '{"name": "x", "x": NaN}': "NaN",
+    "[" * 1000 + "]" * 1000: f"nested more than {MAX_JSON_DEPTH} levels",
+}
+
+
 def test_it_says_what_is_wrong(api: Any, alice: Any) -> None:
     client = api.client_for(alice)
-    cases = {
-        '{"nodes": [], "edges": [], "name": "\\ud800"}': "lone surrogates",
-        '{"nodes": [], "edges": [], "x": 1e999}': "too large",
-        '{"nodes": [], "edges": [], "x": NaN}': "NaN",
-        "[" * 1000 + "]" * 1000: f"nested more than {MAX_JSON_DEPTH} levels",
-    }
-    for body, words in cases.items():
-        response = client.generic("POST", "/api/v1/agent-designs/validate", body,
+    for body, words in SAYS.items():
+        response = client.generic("POST", "/api/v1/agent-designs", body,
                                   content_type="application/json")
         error = api.assert_error(response, 400, "invalid_json")
         assert words in error["message"], (body[:50], error)
-
-
-def test_it_answers_a_body_that_is_not_json_on_validate_routes_with_issues(
-    api: Any, alice: Any, acme: Any
-) -> None:
-    design = make_design(alice, acme)
-    client = api.client_for(alice)
-    for url in ("/api/v1/agent-designs/validate", f"/api/v1/agent-designs/{design.pk}/validate"):
-        for body in ('{"nodes": [', "not json", b"\xff\xfe{}"):
-            response = client.generic("POST", url, body, content_type="application/json")
-            error = api.assert_error(response, 400, "invalid_document")
-            issues = error["details"]["issues"]
-            assert [i["code"] for i in issues] == ["invalid_document"], issues
-            assert issues[0]["severity"] == "error"
-            assert "not valid JSON" in issues[0]["message"], issues
 
 
 def test_it_accepts_json_within_the_bounds(api: Any, alice: Any) -> None:

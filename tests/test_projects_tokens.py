@@ -8,24 +8,17 @@ from datetime import timedelta
 import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from kionga.errors import APIError
 from kionga.models import ApiToken, AuditEvent, Membership, Project, Role
 from kionga.tokens import signed_in_user
 from runs.models import Run
 from runs.read import check_run_readable
-from tests.conftest import Api, CheckedClient
+from tests.conftest import Api
 from tests.designs_helpers import make_design
-from tests.projects_helpers import members_url
+from tests.projects_helpers import bearer, members_url
 
 MINE = "/api/v1/me/tokens"
-
-
-def bearer(raw: str) -> APIClient:
-    client = CheckedClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
-    return client
 
 
 def test_a_token_is_shown_once_and_listed_by_prefix(api: Api, bob: User) -> None:
@@ -42,7 +35,7 @@ def test_a_token_is_shown_once_and_listed_by_prefix(api: Api, bob: User) -> None
                      "last_used_at": mine[0]["last_used_at"]}]
     assert mine[0]["last_used_at"] is not None
     assert set(mine[0]) == {"id", "name", "prefix", "created_at", "last_used_at",
-                            "expires_at", "revoked"}
+                            "expires_at", "revoked", "parent_id"}
     entry = AuditEvent.objects.get(action="token.created", target_id=str(mine[0]["id"]))
     assert entry.actor == bob and raw not in str(entry.details)
 

@@ -27,7 +27,7 @@ from kionga.tokens import issue_token
 from runner import protocol
 from runs.models import Run
 from tests.designs_helpers import make_design
-from tests.test_internal_live_gateway import database_url_of_tests, free_port
+from tests.internal_listener import database_url_of_tests, free_port
 
 # Committed data: the gateway is another process with its own connection.
 pytestmark = pytest.mark.django_db(transaction=True)

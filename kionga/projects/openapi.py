@@ -23,6 +23,9 @@ MEMBERS = array_of("members", MEMBER)
 TOKEN_PROPERTIES: dict[str, Any] = {
     "id": INTEGER, "name": STRING, "prefix": STRING, "created_at": TIME,
     "last_used_at": NULLABLE_TIME, "expires_at": NULLABLE_TIME, "revoked": BOOLEAN,
+    "parent_id": {"type": ["integer", "null"],
+                  "description": "The token whose request made this one; null: made by a "
+                                 "signed-in person."},
 }
 TOKEN = obj(TOKEN_PROPERTIES)
 NEW_TOKEN = obj({**TOKEN_PROPERTIES, "token": {

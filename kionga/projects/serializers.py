@@ -21,10 +21,15 @@ class ChangeMemberSerializer(serializers.Serializer):
 
 class CreateTokenSerializer(serializers.Serializer):
     name = StrictCharField(max_length=100)
-    expires_at = serializers.DateTimeField(required=False, allow_null=True,
-                                           help_text="Omitted or null: never expires.")
+    expires_at = serializers.DateTimeField(
+        required=False, allow_null=True,
+        help_text="Omitted or null: never expires; made with a token: when that token "
+                  "expires. A token may not make a token that outlives it (403).")
 
 
 class UpdateTokenSerializer(serializers.Serializer):
     name = StrictCharField(max_length=100, required=False)
-    expires_at = serializers.DateTimeField(required=False, allow_null=True)
+    expires_at = serializers.DateTimeField(
+        required=False, allow_null=True,
+        help_text="Null: never expires. Also brings every token made from this one to no "
+                  "later. With a token, only an earlier expiry (403 otherwise).")

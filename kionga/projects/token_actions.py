@@ -4,23 +4,28 @@ A token is shown in full once, in the answer that creates it; afterwards only it
 prefix. Revoking one's own token ends it everywhere. A project admin cannot end
 another person's token, only its access to their project: a TokenRevocation row,
 which kionga.access honours on every request (kionga.tokens.signed_in_user).
+
+Who acts: a signed-in person (session; `acting` None) manages all of their tokens. A
+token's request (`acting` the token) makes children only, manages only itself and the
+tokens made from it, and never clears or extends an expiry (kionga.token_lineage).
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from kionga import audit
-from kionga.errors import invalid_field, not_found
+from kionga import audit, token_lineage
+from kionga.errors import forbidden, invalid_field, not_found
 from kionga.models import ApiToken, Membership, Project, TokenRevocation
 from kionga.tokens import create_token
 
 LIST_LIMIT = 500
+NOT_FROM_THIS_TOKEN: Final = ("A token may manage only itself and the tokens made from it; "
+                              "sign in to manage your other tokens.")
 
 
 def tokens_of(user: User) -> list[dict[str, Any]]:
@@ -34,36 +39,47 @@ def check_expiry(expires_at: datetime | None) -> datetime | None:
     return expires_at
 
 
-def check_own_token(user: User, token_id: int) -> ApiToken:
+def check_own_token(user: User, acting: ApiToken | None, token_id: int) -> ApiToken:
+    """One of user's tokens (404 otherwise) that the caller may manage: any, for a
+    signed-in person; for a token, itself or one made from it (403 otherwise)."""
     found = ApiToken.objects.filter(user=user, pk=token_id).first()
     if found is None:
         raise not_found("Token not found.")
+    if acting is not None and acting.pk not in token_lineage.ancestry(found.pk):
+        raise forbidden(NOT_FROM_THIS_TOKEN)
     return found
 
 
-def do_create_token(user: User, name: str, expires_at: datetime | None) -> dict[str, Any]:
-    token, raw = create_token(user, name, check_expiry(expires_at))
+def do_create_token(user: User, acting: ApiToken | None, name: str,
+                    expires_at: datetime | None) -> dict[str, Any]:
+    """A token of user's; made by a token's request, a child of that token."""
+    wanted = check_expiry(expires_at)
+    token, raw = (create_token(user, name, wanted) if acting is None
+                  else token_lineage.make_child(acting, name, wanted))
     audit.record("token.created", actor=user, target_type="token", target_id=token.pk,
-                 details={"name": name, "prefix": token.prefix})
+                 details={"name": name, "prefix": token.prefix, "parent_id": token.parent_id})
     return {**token.to_dict(), "token": raw}
 
 
-def do_update_token(user: User, token: ApiToken, changes: dict[str, Any]) -> ApiToken:
+def do_update_token(user: User, acting: ApiToken | None, token: ApiToken,
+                    changes: dict[str, Any]) -> ApiToken:
     if "expires_at" in changes:
-        check_expiry(changes["expires_at"])
-    for field, value in changes.items():
-        setattr(token, field, value)
-    token.save(update_fields=list(changes))
+        expires_at = check_expiry(changes["expires_at"])
+        token_lineage.set_expiry(token, expires_at, narrow_only=acting is not None)
+    if "name" in changes:
+        token.name = changes["name"]
+        token.save(update_fields=["name"])
     return token
 
 
 def do_revoke_token(user: User, token: ApiToken) -> None:
-    if token.revoked:
+    """End the token and every token made from it (audited once, with how many more)."""
+    ended = token_lineage.revoke(token)
+    if not ended:
         return
-    ApiToken.objects.filter(pk=token.pk).update(revoked=True)
-    token.revoked = True
     audit.record("token.revoked", actor=user, target_type="token", target_id=token.pk,
-                 details={"name": token.name, "prefix": token.prefix})
+                 details={"name": token.name, "prefix": token.prefix,
+                          "descendants": len([i for i in ended if i != token.pk])})
 
 
 def project_tokens(project: Project) -> list[dict[str, Any]]:
@@ -87,12 +103,12 @@ def check_member_token(project: Project, token_id: int) -> ApiToken:
 
 
 def do_revoke_for_project(actor: User, project: Project, token: ApiToken) -> None:
-    try:
-        with transaction.atomic():
-            TokenRevocation.objects.create(token=token, project=project, revoked_by=actor)
-    except IntegrityError:
+    """Take the token's access to project away, and that of every token made from it."""
+    taken = token_lineage.revoke_for_project(token, project, actor)
+    if not taken:
         return  # already revoked here: the same outcome
     audit.record("token.revoked_for_project", project=project, actor=actor,
                  target_type="token", target_id=token.pk,
                  details={"name": token.name, "prefix": token.prefix,
-                          "owner": token.user.get_username()})
+                          "owner": token.user.get_username(),
+                          "descendants": len([i for i in taken if i != token.pk])})

@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from kionga.access import check_project_access
-from kionga.models import Role
+from kionga.models import ApiToken, Role
 from kionga.openapi import ERRORS, ok
 from kionga.projects import members as m
 from kionga.projects import openapi as doc
@@ -30,6 +30,11 @@ NO_CONTENT = {204: None, **ERRORS}
 def _user(request: Request) -> User:
     assert isinstance(request.user, User)  # IsAuthenticated ran before us.
     return request.user
+
+
+def _acting_token(request: Request) -> ApiToken | None:
+    """The bearer token the request came with; None for a signed-in person (session)."""
+    return request.auth if isinstance(request.auth, ApiToken) else None
 
 
 @extend_schema(methods=["GET"], responses={200: ok(doc.MEMBERS), **ERRORS},
@@ -70,8 +75,8 @@ def my_tokens(request: Request) -> Response:
     if request.method == "GET":
         return Response({"tokens": t.tokens_of(_user(request))})
     body = parse(CreateTokenSerializer, request.data)
-    return Response(t.do_create_token(_user(request), body["name"], body.get("expires_at")),
-                    status=201)
+    return Response(t.do_create_token(_user(request), _acting_token(request), body["name"],
+                                      body.get("expires_at")), status=201)
 
 
 @extend_schema(methods=["PATCH"], request=UpdateTokenSerializer,
@@ -79,12 +84,13 @@ def my_tokens(request: Request) -> Response:
 @extend_schema(methods=["DELETE"], responses=NO_CONTENT, operation_id="revoke_my_token")
 @api_view(["PATCH", "DELETE"])
 def my_token(request: Request, token_id: int) -> Response:
-    token = t.check_own_token(_user(request), token_id)
+    acting = _acting_token(request)
+    token = t.check_own_token(_user(request), acting, token_id)
     if request.method == "DELETE":
         t.do_revoke_token(_user(request), token)
         return Response(status=204)
     changes: dict[str, Any] = parse(UpdateTokenSerializer, request.data)
-    return Response(t.do_update_token(_user(request), token, changes).to_dict())
+    return Response(t.do_update_token(_user(request), acting, token, changes).to_dict())
 
 
 @extend_schema(responses={200: ok(doc.PROJECT_TOKENS), **ERRORS},

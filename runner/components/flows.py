@@ -77,11 +77,16 @@ async def _gather_all(coros: Any) -> list[tuple[str, int]]:
 async def run_loop(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
     """Run the subflow on its own output until `until` holds (port out) or
     max_iterations pass (port exhausted). Without `until` it runs max_iterations
-    times and fires out."""
-    version = ctx.required("subflow").strip()
+    times and fires out. Without a subflow (optional, reference) it runs nothing: the
+    input passes through, on out when `until` is empty or holds for it, else on
+    exhausted (what iterating an identity would give), with 0 iterations."""
+    version = ctx.setting("subflow").strip()
     until = ctx.setting("until").strip()
     limit = ctx.int_setting("max_iterations")
     text, tokens = to_text(value, vtype), 0
+    if not version:
+        port = "exhausted" if until and not check(until, text, "until") else "out"
+        return NodeOutput(port, text, iterations=0)
     for iteration in range(1, limit + 1):
         outcome = await ctx.run.run_subflow(ctx.node_id, version, text)
         text, tokens = outcome.output, tokens + outcome.tokens

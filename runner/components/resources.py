@@ -61,9 +61,14 @@ async def run_knowledge(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOu
 
 @implements("storage")
 async def run_storage(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
+    dataset = ctx.setting("dataset").strip()
+    if not dataset:
+        # The dataset is optional (reference); without one there is nothing to read
+        # (the validator warns: missing_optional_config).
+        return NodeOutput("out", [])
     # The input is optional: unconnected, the key template sees an empty {input}.
     key = substitute(ctx.setting("key"), to_text(value, vtype))
-    answer = await ctx.run.resources.read_object(ctx.required("dataset").strip(), key)
+    answer = await ctx.run.resources.read_object(dataset, key)
     content = answer.get("text")
     if not isinstance(content, str):
         raise NodeFailure("node_error", f"object {key!r} has no text")

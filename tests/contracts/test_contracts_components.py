@@ -42,9 +42,6 @@ def test_it_has_the_reference_required_settings() -> None:
         "prompt": ["template"], "tool": ["tool"], "api": ["connection"],
         "knowledge": ["knowledge_base"], "condition": ["expression"], "extract": ["path"],
         "router": ["route_1"], "subflow": ["subflow"], "map": ["subflow"],
-        # Beyond the reference's stars (README, Decisions): without them these nodes
-        # passed validation and then always failed at run time.
-        "loop": ["subflow"], "storage": ["dataset"],
     }
 
 

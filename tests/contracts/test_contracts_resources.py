@@ -85,11 +85,12 @@ def test_it_never_asks_about_the_platform_model() -> None:
 
 def test_it_does_not_ask_about_empty_wrong_or_too_long_values() -> None:
     recorder = Recorder()
-    doc = chain(node("a", "storage", dataset=""), node("b", "tool", tool=5),
-                node("c", "knowledge", knowledge_base="k" * 16_001))
+    doc = chain(node("a", "api", connection=""), node("s", "storage", dataset=""),
+                node("b", "tool", tool=5), node("c", "knowledge", knowledge_base="k" * 16_001))
     report = check(doc, recorder)
     assert recorder.asked == []
-    # The empty dataset is reported as missing (it is required), and never looked up.
+    # The empty connection is reported as missing (it is required), the empty dataset
+    # is optional; neither is looked up.
     assert [c for c, _ in errors(report)] == ["missing_required_config",
                                               "config_value_not_string", "config_value_too_long"]
 

@@ -1,5 +1,6 @@
 """Running `kionga` in-process (click's CliRunner) against the live stack, and checking
-each `--json` answer against contracts/schemas/cli-envelope.v1.schema.json."""
+each `--json` answer against contracts/schemas/cli-envelope.v1.schema.json (or, for
+people, reading what it prints)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,15 @@ class Kionga:
         assert answer["ok"] is (code == 0)
         self.commands.add(answer["command"])
         return answer
+
+    def human(self, *args: str, code: int = 0) -> tuple[str, str]:
+        """`kionga ...` for people (no --json) on an 80-column output: (stdout, stderr)."""
+        result = CliRunner().invoke(cli, list(args), env={**self.env, "COLUMNS": "80"})
+        self.stderr = result.stderr
+        assert result.exception is None or isinstance(result.exception, SystemExit), (
+            result.exception)
+        assert result.exit_code == code, (result.stdout, result.stderr)
+        return result.stdout, result.stderr
 
 
 def graph_file(tmp_path: Path, graph: dict[str, Any], name: str = "graph.json") -> str:

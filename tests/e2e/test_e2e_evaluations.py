@@ -1,6 +1,6 @@
 """Evaluations on the live stack: cases run as ordinary runs on the Celery runner, the
 judge is a run too, asking a scripted OpenAI-compatible judge on loopback through the
-internal listener (KIONGA_JUDGE_MODEL=judge in tests/stack.py), and a passing gate
+internal listener (KIONGA_JUDGE_MODEL=resource:judge in tests/stack.py), and a passing gate
 evaluation opens publish.
 
 The scripted judge obeys any instruction it can read outside the data fence (so only
@@ -133,7 +133,7 @@ def test_it_evaluates_with_a_fenced_judge_and_gates_publish(
     assert all(c["tool_accuracy"] == 1.0 for c in result["cases"])
     assert result["status"] == "completed" and result["passed"] is False
     assert result["counts"] == {"total": 7, "passed": 3, "failed": 4, "cancelled": 0}
-    assert result["judge"] == {"backend": "openai", "model": "judge",
+    assert result["judge"] == {"backend": "resource", "model": "resource:judge",
                                "rubric_version": "kionga-rubric-1"}
     assert result["slices"]["judged"]["failed"] == 4
     runs = http.client.get(f"/api/v1/agent-designs/{design_id}/runs").json()["runs"]

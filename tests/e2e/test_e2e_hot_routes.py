@@ -74,6 +74,32 @@ def test_a_token_revoked_for_the_project_is_refused_alike(stack: Stack, api: Api
     assert hot.status_code == 404
 
 
+def test_a_token_made_from_one_revoked_for_the_project_is_refused_alike(
+        stack: Stack, api: Any, alice: Any, carol: Any, acme: Any) -> None:
+    admin = Http(stack, api.token_for(alice))
+    design_id = admin.create_design(acme.pk, TEMPLATES[2]["graph"])
+    run_id = admin.start(design_id, input="hi").json()["id"]
+    raw = api.token_for(carol)
+    leaked = Http(stack, raw)
+    before = leaked.client.post("/api/v1/me/tokens", json={"name": "before"})
+    leaked_id = ApiToken.objects.get(prefix=raw[:8]).pk
+    revoked = admin.client.delete(f"/api/v1/projects/{acme.pk}/tokens/{leaked_id}")
+    assert revoked.status_code == 204
+    after = leaked.client.post("/api/v1/me/tokens", json={"name": "after"})
+    for made in (before, after):
+        assert made.status_code == 201, made.text
+        child = Http(stack, made.json()["token"]).client
+        for method, url, extra in (
+                ("POST", f"/api/v1/agent-designs/{design_id}/runs", {"json": {"input": "hi"}}),
+                ("POST", f"/api/v1/agent-designs/{design_id}/runs",
+                 {"json": {"input": "hi"}, "headers": SSE}),
+                ("GET", f"/api/v1/agent-designs/{design_id}/runs/{run_id}/events",
+                 {"headers": SSE})):
+            hot, django = both(child, method, url, **extra)
+            assert_alike(hot, django)
+            assert hot.status_code == 404
+
+
 def test_started_runs_answer_alike(stack: Stack, api: Api, alice: Any, acme: Any) -> None:
     owner = Http(stack, api.token_for(alice))
     design_id = owner.create_design(acme.pk, TEMPLATES[2]["graph"])

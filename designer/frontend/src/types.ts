@@ -18,6 +18,8 @@ export interface SettingSpec {
   maximum: number | null;
   choices: string[];
   resource: ResourceKind | null;
+  // An optional setting the node does nothing useful without: what it does when empty.
+  when_empty: string | null;
 }
 
 export type ResourceKind =

@@ -235,14 +235,21 @@ def test_it_builds_the_reference_example_validates_saves_publishes_and_runs(
     assert route["config"]["expression"] == "contains:money back"
     expect(page.get_by_label("Expression")).to_have_value("contains:money back")
 
-    # Publish tab: the design requires a passing evaluation. (The project gets a model
-    # too, for the picker below; its server comes up later.)
-    Design.objects.filter(pk=design_id).update(require_evaluation=True)
+    # Publish tab: the editor makes the design require a passing evaluation (a setting:
+    # no new revision). (The project gets a model too, for the picker below; its server
+    # comes up later.)
     ModelEndpoint.objects.create(project=acme, key="flaky", name="Flaky model",
                                  base_url="http://127.0.0.1:9/v1", model_name="flaky",
                                  secret="sk-flaky-0123456789abcdef")
     page.reload()
     page.get_by_role("tab", name="Publish").click()
+    require = page.get_by_role("checkbox", name="Require a passing evaluation to publish")
+    require.click()  # checked once the server has answered
+    expect(page.get_by_test_id("lifecycle-answer")).to_contain_text(
+        "Publishing now requires a passing evaluation")
+    expect(require).to_be_checked()
+    design_row = Design.objects.get(pk=design_id)
+    assert (design_row.require_evaluation, design_row.revision) == (True, 4)
     expect(page.get_by_test_id("fixtures")).to_have_attribute("data-count", "0")
     page.get_by_role("button", name="Suggest test cases").click()
     page.get_by_role("button", name=re.compile(r"^Save 1 suggested case$")).click()

@@ -509,7 +509,7 @@ function EditorInner({ design: initial, registry, canEdit, homeUrl, site }: Prop
                 <RunPanel designId={design.id} nodeIds={nodes.map((n) => n.id)} dirty={dirty} canEdit={canEdit}
                           saveFirst={() => save()} onView={setRunView} />
               </div>
-              {tab === "publish" && <Lifecycle design={design} dirty={dirty} canEdit={canEdit} />}
+              {tab === "publish" && <Lifecycle design={design} dirty={dirty} canEdit={canEdit} onDesign={setDesign} />}
             </div>
           </aside>
         </div>

@@ -10,12 +10,15 @@ interface Props {
   design: Design;
   dirty: boolean;
   canEdit: boolean;
+  /** The design as a settings change answered it (same revision: unsaved canvas edits stay). */
+  onDesign?: (design: Design) => void;
 }
 
 interface Case { id?: string; name: string; input: string }
 interface Fixtures { revision: number; cases: Case[] }
 interface Evaluation {
   id: string; revision: number | null; gate: boolean; status: string; passed: boolean | null;
+  all_cases?: boolean; design_cases?: number | null;
   content_sha256: string; progress: { done: number; total: number };
   counts: { total: number; passed: number; failed: number; cancelled: number };
   error?: { message?: string } | null;
@@ -25,9 +28,13 @@ interface Version {
   id: string; number: number; content_sha256: string; created_at: string; notes?: string;
   author?: string | null; deployments?: { agent_name: string; current: boolean }[];
 }
+// A publish's answer: the version, and for an unchanged behaviour (200) why nothing new was published.
+interface Published extends Version { created?: boolean; message?: string }
 interface Answer { title: string; ok: boolean; lines: string[] }
 
 const ACTIVE = new Set(["queued", "running"]);
+// Only an evaluation that ran every case may open the quality gate (with or without `gate`).
+const ranEveryCase = (e: Evaluation) => e.all_cases ?? e.gate;
 const POLL_MS = 600;
 
 function explain(title: string, e: unknown): Answer {
@@ -45,7 +52,7 @@ function explain(title: string, e: unknown): Answer {
   return { title, ok: false, lines: [String(e)] };
 }
 
-export function Lifecycle({ design, dirty, canEdit }: Props) {
+export function Lifecycle({ design, dirty, canEdit, onDesign }: Props) {
   const base = `/agent-designs/${design.id}`;
   const [fixtures, setFixtures] = useState<Fixtures | "unavailable" | null>(null);
   const [proposals, setProposals] = useState<Case[] | null>(null);
@@ -117,15 +124,27 @@ export function Lifecycle({ design, dirty, canEdit }: Props) {
     return null;
   });
   const passing = evaluation && evaluation.status === "completed" && evaluation.passed
-    && evaluation.gate && evaluation.revision === design.revision ? evaluation : null;
+    && ranEveryCase(evaluation) && evaluation.revision === design.revision ? evaluation : null;
   const publish = () => act("Publish", async () => {
     const body: Record<string, unknown> = { revision: design.revision, notes };
     if (passing && useEvaluation) body.evaluation_id = passing.id;
-    const v = await api<Version>("POST", `${base}/publish`, body);
+    const v = await api<Published>("POST", `${base}/publish`, body);
     forgetResources();
     await loadVersions();
+    if (v.created === false) {
+      return [v.message ?? `Nothing new was published: version ${v.number} has the same behaviour.`];
+    }
     return [`Version ${v.number} published (behaviour ${v.content_sha256.slice(0, 12)})`
             + (body.evaluation_id ? " with its passing evaluation." : ".")];
+  });
+
+  // A design setting, not part of a revision: the PUT sends no graph, so it makes none.
+  const setRequireEvaluation = (on: boolean) => act("Publish settings", async () => {
+    const saved = await api<Design>("PUT", base, { revision: design.revision, require_evaluation: on });
+    onDesign?.(saved);
+    return [saved.require_evaluation
+      ? "Publishing now requires a passing evaluation of every case of the revision."
+      : "Publishing no longer requires an evaluation."];
   });
 
   const cases = fixtures && fixtures !== "unavailable" ? fixtures.cases : [];
@@ -162,6 +181,11 @@ export function Lifecycle({ design, dirty, canEdit }: Props) {
       {evaluation && <EvaluationView evaluation={evaluation} revision={design.revision} />}
 
       <h3>Publish</h3>
+      <label className="check small">
+        <input type="checkbox" checked={design.require_evaluation} disabled={busy || !canEdit}
+               onChange={(e) => setRequireEvaluation(e.target.checked)} />
+        {" "}Require a passing evaluation to publish
+      </label>
       {design.require_evaluation && (
         <p className="note small">This design requires a passing evaluation of the revision to publish.</p>
       )}
@@ -214,7 +238,7 @@ function EvaluationView({ evaluation: e, revision }: { evaluation: Evaluation; r
          role="status" aria-live="polite">
       <div className="row">
         <strong>{verdict}</strong>
-        <span className="muted small">{e.id.slice(0, 8)} · revision {e.revision ?? "?"}{e.revision !== revision ? " (not the saved one)" : ""}{e.gate ? " · all cases" : ""}</span>
+        <span className="muted small">{e.id.slice(0, 8)} · revision {e.revision ?? "?"}{e.revision !== revision ? " (not the saved one)" : ""}{ranEveryCase(e) ? " · all cases" : ""}</span>
       </div>
       <progress max={Math.max(e.progress.total, 1)} value={e.progress.done}
                 aria-label={`${e.progress.done} of ${e.progress.total} cases done`} />

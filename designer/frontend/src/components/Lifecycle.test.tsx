@@ -1,0 +1,108 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { Lifecycle } from "./Lifecycle";
+import type { Design } from "../types";
+
+const design: Design = {
+  id: "d1", project_id: 1, name: "Agent", description: "", revision: 3, require_evaluation: false,
+  created_at: "2026-12-01T10:00:00Z", updated_at: "2026-12-01T10:00:00Z",
+  graph: { schema_version: 2, nodes: [], edges: [] },
+  validation: { runnable: true, issues: [], content_sha256: "a".repeat(64) }, revisions: [],
+};
+
+function evaluation(over: Record<string, unknown>) {
+  return {
+    id: "e1234567-0000-0000-0000-000000000000", revision: 3, gate: false, status: "completed",
+    passed: true, content_sha256: "a".repeat(64), progress: { done: 2, total: 2 },
+    counts: { total: 2, passed: 2, failed: 0, cancelled: 0 }, all_cases: true, design_cases: 2,
+    ...over,
+  };
+}
+
+interface Call { method: string; url: string; body: unknown }
+
+/** The API as the component calls it: answers by "METHOD path", every call recorded. */
+function serve(routes: Record<string, [number, unknown]>): Call[] {
+  const calls: Call[] = [];
+  vi.stubGlobal("fetch", vi.fn(async (url: string, init: RequestInit) => {
+    const method = init.method ?? "GET";
+    calls.push({ method, url, body: init.body ? JSON.parse(String(init.body)) : undefined });
+    const [status, body] = routes[`${method} ${url}`] ?? [404, null];
+    return new Response(body === null ? "" : JSON.stringify(body), { status });
+  }));
+  return calls;
+}
+
+const base = "/api/v1/agent-designs/d1";
+const reads = (latest: unknown): Record<string, [number, unknown]> => ({
+  [`GET ${base}/fixtures`]: [200, { revision: 1, cases: [{ id: "c0", name: "c0", input: "x" }] }],
+  [`GET ${base}/versions`]: [200, { versions: [] }],
+  [`GET ${base}/evaluations`]: [200, { evaluations: latest ? [latest] : [] }],
+});
+
+afterEach(() => { cleanup(); vi.unstubAllGlobals(); });
+
+describe("Lifecycle (test & publish)", () => {
+  it("offers a passing evaluation of every case started without gate, and says when nothing new was published", async () => {
+    const message = "Nothing new was published: revision 3 has the same behaviour as version 2 "
+      + "(content_sha256 aaaaaaaaaaaa…), which is returned. Version 2 carries no evaluation summary; "
+      + "evaluation e1234567-0000-0000-0000-000000000000 was not attached (a published version never changes).";
+    const calls = serve({
+      ...reads(evaluation({})),
+      [`POST ${base}/publish`]: [200, { id: "v2", number: 2, content_sha256: "a".repeat(64),
+                                        created_at: "2026-12-01T10:00:00Z", created: false, message }],
+    });
+    render(<Lifecycle design={design} dirty={false} canEdit={true} />);
+    const use = await screen.findByRole("checkbox", { name: /with evaluation e1234567/ });
+    expect((use as HTMLInputElement).checked).toBe(true);
+    fireEvent.click(screen.getByRole("button", { name: "Publish revision 3" }));
+    const answer = await screen.findByTestId("lifecycle-answer");
+    expect(answer.textContent).toContain(message);
+    expect(answer.textContent).not.toContain("published (behaviour");
+    const sent = calls.find((c) => c.method === "POST")!;
+    expect(sent.body).toEqual({ revision: 3, notes: "", evaluation_id: "e1234567-0000-0000-0000-000000000000" });
+  });
+
+  it("reports a new version as published", async () => {
+    serve({
+      ...reads(null),
+      [`POST ${base}/publish`]: [201, { id: "v3", number: 3, content_sha256: "b".repeat(64),
+                                        created_at: "2026-12-01T10:00:00Z", created: true }],
+    });
+    render(<Lifecycle design={design} dirty={false} canEdit={true} />);
+    await screen.findByText("No versions yet.");
+    fireEvent.click(screen.getByRole("button", { name: "Publish revision 3" }));
+    expect((await screen.findByTestId("lifecycle-answer")).textContent)
+      .toContain("Version 3 published (behaviour bbbbbbbbbbbb).");
+  });
+
+  it("does not offer an evaluation of a chosen subset of the cases", async () => {
+    serve(reads(evaluation({ all_cases: false, counts: { total: 1, passed: 1, failed: 0, cancelled: 0 } })));
+    render(<Lifecycle design={design} dirty={false} canEdit={true} />);
+    await screen.findByTestId("evaluation");
+    await waitFor(() => expect(screen.getByTestId("evaluation").textContent).not.toContain("all cases"));
+    expect(screen.queryByRole("checkbox", { name: /with evaluation/ })).toBeNull();
+  });
+
+  it("lets an editor require an evaluation to publish, with a PUT that sends no graph", async () => {
+    const saved = { ...design, require_evaluation: true };
+    const calls = serve({ ...reads(null), [`PUT ${base}`]: [200, saved] });
+    const onDesign = vi.fn();
+    render(<Lifecycle design={design} dirty={true} canEdit={true} onDesign={onDesign} />);
+    const toggle = await screen.findByRole("checkbox", { name: "Require a passing evaluation to publish" });
+    expect((toggle as HTMLInputElement).checked).toBe(false);
+    fireEvent.click(toggle);
+    await waitFor(() => expect(onDesign).toHaveBeenCalledWith(saved));
+    expect(calls.find((c) => c.method === "PUT")!.body).toEqual({ revision: 3, require_evaluation: true });
+    expect((await screen.findByTestId("lifecycle-answer")).textContent)
+      .toContain("Publishing now requires a passing evaluation");
+  });
+
+  it("shows the setting to viewers without letting them change it", async () => {
+    serve(reads(null));
+    render(<Lifecycle design={{ ...design, require_evaluation: true }} dirty={false} canEdit={false} />);
+    const toggle = await screen.findByRole("checkbox", { name: "Require a passing evaluation to publish" });
+    expect((toggle as HTMLInputElement).checked).toBe(true);
+    expect((toggle as HTMLInputElement).disabled).toBe(true);
+  });
+});

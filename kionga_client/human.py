@@ -1,0 +1,313 @@
+"""What `kionga` prints for people (without `--json`): tables with full IDs, a sentence
+and the next step for what a command did, errors with their hint, and a followed run
+node by node on stderr."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from kionga_client import operations as ops
+from kionga_client.errors import KiongaError
+
+MAX_CELL = 60  # longer text cells are cut (IDs never are)
+SHORT_HASH = 12  # characters of a behaviour hash people are shown
+WHOLE_COLUMNS = ("content_sha256", "status", "error")  # besides IDs: hashes and codes
+MIN_TEXT_WIDTH = 10  # a text column wraps down to this, never vanishes
+TABLE_EDGES = 3  # per column: padding on both sides and its border
+
+
+class Out:
+    """Where a command prints: the envelope (JSON) or text for people."""
+
+    def __init__(self, as_json: bool) -> None:
+        self.as_json = as_json
+        self.out = Console(soft_wrap=True, highlight=False)
+        self.err = Console(stderr=True, soft_wrap=True, highlight=False)
+
+    def log(self, message: str, style: str | None = None) -> None:
+        self.err.print(message, style=style, markup=False)
+
+    def say(self, message: str, style: str | None = None) -> None:
+        self.out.print(message, style=style, markup=False)
+
+
+# --- tables ----------------------------------------------------------------------------------
+
+def table(out: Out, rows: list[dict[str, Any]], columns: list[str], title: str) -> None:
+    """Rows as a table. IDs, hashes and codes are never cut or wrapped (people copy them);
+    when the terminal is too narrow for them, the table is printed wider than it. Other
+    text wraps (a word too long for its column folds), never cut short by the table."""
+    if not rows:
+        out.say(f"No {title}.")
+        return
+    grid = Table(title=title, title_justify="left")
+    needed = 1
+    for column in columns:
+        cells = [_cell(column, row.get(column)) for row in rows]
+        widest = max(len(column), *(len(cell) for cell in cells))
+        if _kept_whole(column):
+            grid.add_column(column, no_wrap=True, min_width=widest)
+        else:
+            widest = min(widest, MIN_TEXT_WIDTH)
+            grid.add_column(column, min_width=widest, overflow="fold")
+        needed += widest + TABLE_EDGES
+    for row in rows:
+        grid.add_row(*[_cell(c, row.get(c)) for c in columns])
+    with _at_least(out.out, needed):
+        out.out.print(grid)
+
+
+def _is_id(column: str) -> bool:
+    return column == "id" or column.endswith("_id")
+
+
+def _kept_whole(column: str) -> bool:
+    return _is_id(column) or column in WHOLE_COLUMNS
+
+
+@contextmanager
+def _at_least(console: Console, width: int) -> Iterator[None]:
+    before = console.width
+    console.width = max(before, width)
+    try:
+        yield
+    finally:
+        console.width = before
+
+
+def _cell(column: str, value: Any) -> str:
+    if value is None:
+        return "-"
+    if column in ("at", "started") or column.endswith("_at"):
+        return _time(value)
+    if column == "content_sha256":  # never an argument: short, as git shows a hash
+        return str(value)[:SHORT_HASH]
+    text = value if isinstance(value, str) else json.dumps(value)
+    return text if _is_id(column) or len(text) <= MAX_CELL else text[:MAX_CELL - 3] + "..."
+
+
+def _time(value: Any) -> str:
+    """An ISO time to the second, with its offset (Z for UTC)."""
+    try:
+        text = datetime.fromisoformat(str(value)).isoformat(sep=" ", timespec="seconds")
+    except ValueError:
+        return str(value)
+    return text.removesuffix("+00:00") + "Z" if text.endswith("+00:00") else text
+
+
+def duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, rest = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m {rest:02d}s"
+    return f"{minutes // 60}h {minutes % 60:02d}m"
+
+
+LISTS: dict[str, tuple[str, list[str]]] = {
+    "designs list": ("designs", ["id", "name", "revision", "project_id", "updated_at"]),
+    "templates list": ("templates", ["id", "name", "description"]),
+    "versions list": ("versions", ["id", "number", "content_sha256", "author", "created_at"]),
+    "approvals list": ("approvals", ["id", "run_id", "design_name", "node_id", "message",
+                                     "expires_at"]),
+    "runs events": ("events", ["seq", "type", "node_id", "at", "preview"]),
+}
+RUN_COLUMNS = ["id", "status", "started", "duration", "error"]
+
+
+def run_row(run: dict[str, Any]) -> dict[str, Any]:
+    """A run as `runs list` shows it: a run still going shows how long so far."""
+    seconds = run.get("duration_seconds")
+    so_far = ""
+    if seconds is None and run.get("started_at") and run["status"] not in ops.FINAL_STATUSES:
+        started = datetime.fromisoformat(run["started_at"])
+        seconds, so_far = (datetime.now(UTC) - started).total_seconds(), " so far"
+    return {"id": run["run_id"], "status": run["status"], "started": run.get("started_at"),
+            "duration": duration(seconds) + so_far,
+            "error": (run.get("error") or {}).get("code")}
+
+
+# --- results -----------------------------------------------------------------------------------
+
+def show(out: Out, command: str, data: Any) -> None:
+    if command in LISTS:
+        key, columns = LISTS[command]
+        table(out, data[key], columns, key)
+    elif command in SUMMARIES:
+        SUMMARIES[command](out, data)
+    elif command == "capabilities":
+        out.say(f"kionga {data['version']} · gateway {data['gateway']} · registry "
+                f"{data['registry_version']}")
+        table(out, data["components"], ["kind", "label", "side_effects", "help"], "components")
+        out.say("features: " + ", ".join(k for k, v in data["features"].items() if v))
+    elif command == "validate":
+        out.say("runnable" if data["runnable"] else "not runnable", style="green")
+        show_issues(out.out, data["issues"])
+    elif command in ("run", "runs show", "runs cancel") and "run_id" in data:
+        out.say(f"run {data['run_id']}: {data['status']}")
+        if data.get("output") is not None:
+            out.say(str(data["output"]))
+    elif command == "run":  # --dry-run
+        out.say(f"design {data['design_id']} revision {data['revision']}: "
+                f"{'runnable' if data['runnable'] else 'not runnable'}")
+        table(out, data["steps"], ["node_id", "kind", "name", "side_effects"], "steps")
+        for effect in data["side_effects"]:
+            out.say(f"side effect: {effect['what']}", style="yellow")
+    elif command == "agent-guide":
+        out.say(data["guide"])
+    else:
+        out.out.print_json(json.dumps(data, ensure_ascii=False))
+
+
+def show_runs(out: Out, data: dict[str, Any]) -> None:
+    table(out, [run_row(r) for r in data["runs"]], RUN_COLUMNS,
+          f"runs of design {data['design_id']}")
+
+
+def show_design(verb: str) -> Callable[[Out, dict[str, Any]], None]:
+    """A created or saved design: its revision, whether it can run, and its gate."""
+
+    def summary(out: Out, data: dict[str, Any]) -> None:
+        validation = data.get("validation") or {}
+        issues = validation.get("issues") or []
+        errors = sum(1 for i in issues if i.get("severity") == "error")
+        state = "runnable" if validation.get("runnable") else f"not runnable ({errors} errors)"
+        out.say(f"{verb} design {data['name']!r} ({data['id']}): revision {data['revision']},"
+                f" {state}.", style="green" if validation.get("runnable") else "yellow")
+        show_issues(out.out, issues)
+        if data.get("require_evaluation"):
+            out.say(f"Publishing it needs a passing evaluation: kionga evaluate {data['id']}, "
+                    f"then kionga publish {data['id']} --evaluation EVALUATION_ID.")
+    return summary
+
+
+def show_evaluation(out: Out, data: dict[str, Any]) -> None:
+    """A passed evaluation (or one still going, when detached) and how to publish with it."""
+    eid, design, revision = data["evaluation_id"], data.get("design_id"), data.get("revision")
+    counts, progress = data.get("counts") or {}, data.get("progress") or {}
+    what = f"design {design}, revision {revision}"
+    if data.get("status") == "completed" and data.get("passed"):
+        out.say(f"Evaluation {eid} passed: {counts.get('passed')} of {counts.get('total')} "
+                f"cases ({what}).", style="green")
+        when = "Publish"
+    else:
+        out.say(f"Evaluation {eid} is {data.get('status')}: {progress.get('done')} of "
+                f"{progress.get('total')} cases done ({what}).")
+        when = "Once it has passed, publish"
+    if data.get("gate") is False:
+        out.say("It ran a chosen subset of the cases, so it cannot open the quality gate.")
+        return
+    out.say(f"{when} revision {revision} with it: kionga publish {design} --revision "
+            f"{revision} --evaluation {eid}")
+
+
+def show_publish(out: Out, data: dict[str, Any]) -> None:
+    """What a publish did: a new version, or (saying so first) none, the same behaviour
+    being an existing version already."""
+    number, sha = data["number"], str(data["content_sha256"])[:SHORT_HASH]
+    if data["created"]:
+        out.say(f"Published version {number} (sha256 {sha}…) of design {data['design_id']}, "
+                f"from revision {data.get('source_revision')}.", style="bold green")
+    else:
+        message = data.get("message") or (
+            f"Nothing was published: this behaviour (sha256 {sha}…) is already version "
+            f"{number}, published from revision {data.get('source_revision')}.")
+        out.say(str(message), style="bold yellow")
+        out.say(f"Version {number} (sha256 {sha}…) stays the one with this behaviour.")
+    out.say(f"Run it: kionga run {data['design_id']} --version {number}")
+
+
+SUMMARIES: dict[str, Callable[[Out, dict[str, Any]], None]] = {
+    "runs list": show_runs,
+    "designs create": show_design("Created"),
+    "designs update": show_design("Saved"),
+    "evaluate": show_evaluation,
+    "publish": show_publish,
+}
+
+
+# --- errors and warnings -----------------------------------------------------------------------
+
+def show_error(out: Out, error: KiongaError) -> None:
+    out.err.print(f"error {error.code}: {error.message}", style="bold red", markup=False)
+    out.err.print(f"hint: {error.as_dict()['hint']}", style="yellow", markup=False)
+    if isinstance(error.data, dict) and error.data.get("issues"):
+        show_issues(out.err, error.data["issues"])
+    if isinstance(error.data, dict) and isinstance(error.data.get("cases"), list):
+        for case in error.data["cases"]:
+            if case.get("passed") is False:
+                out.err.print(f"  ✗ {case.get('name')}: {case.get('reason')}", markup=False)
+
+
+def show_warnings(out: Out, warnings: list[dict[str, str]]) -> None:
+    for warning in warnings:
+        out.err.print(f"warning {warning['code']}: {warning['message']}", style="yellow",
+                      markup=False)
+
+
+def show_issues(console: Console, issues: list[dict[str, Any]]) -> None:
+    for issue in issues:
+        where = issue.get("node_id") or issue.get("path") or ""
+        console.print(f"  {issue.get('severity', '')} {issue.get('code')}"
+                      f"{' @ ' + str(where) if where else ''}: {issue.get('message')}",
+                      markup=False)
+
+
+# --- a followed run ----------------------------------------------------------------------------
+
+class Progress:
+    """A followed run for people: node by node on stderr, model text as it streams, and
+    where a person decides each approval the run waits on."""
+
+    def __init__(self, out: Out, approver_page: Callable[[str], str]) -> None:
+        self.out = out
+        self.approver_page = approver_page
+        self.streaming: str | None = None
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        kind, node = event.get("type"), event.get("node_id")
+        if kind == "node.delta":
+            if self.streaming != node:
+                self.out.err.print(f"  {node} ▸ ", end="", markup=False)
+                self.streaming = node
+            self.out.err.print(event.get("delta", ""), end="", markup=False)
+            return
+        if self.streaming is not None:
+            self.out.err.print()
+            self.streaming = None
+        if self.out.as_json:
+            self.out.log(f"{event.get('seq')} {kind} {node or ''}")
+        else:
+            self._show(event)
+        if kind == "approval.requested" and event.get("approval_id"):
+            self.out.log(f"  waiting for a person to decide: "
+                         f"{self.approver_page(str(event['approval_id']))}", style="yellow")
+
+    def _show(self, event: dict[str, Any]) -> None:
+        kind, node = event.get("type"), event.get("node_id")
+        if kind == "node.started":
+            self.out.log(f"▶ {node} ({event.get('kind')})", style="cyan")
+        elif kind == "node.completed":
+            preview = str(event.get("preview", ""))[:120]
+            self.out.log(f"✓ {node}  {preview}", style="green")
+        elif kind == "node.failed":
+            self.out.log(f"✗ {node}: {(event.get('error') or {}).get('message')}", style="red")
+        elif kind in ("approval.requested", "approval.resolved", "node.retrying",
+                      "node.skipped"):
+            self.out.log(f"• {kind} {node or ''}", style="yellow")
+        elif kind in ops.TERMINAL_EVENTS or kind == "run.started":
+            self.out.log(f"{kind}", style="bold")
+
+
+def stream_dropped(out: Out) -> Callable[[int | None], None]:
+    """What a follower says when a run's stream dropped and it resumes."""
+    return lambda seq: out.log(f"stream dropped; resuming after event {seq}")
