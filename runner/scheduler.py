@@ -2,7 +2,8 @@
 
 Nodes become ready when all their inbound edges have resolved. Ready nodes are
 decided in waves, each wave in node-id order: a node is skipped when no inbound
-edge carried a value (or, for join `all`, when one did not), otherwise it starts.
+edge carried a value (or, for join `all`, when one did not), or when it has no inbound
+edge and its kind never runs on nothing (approval); otherwise it starts.
 Pure components run inline; the others run as tasks, so independent branches
 overlap and their events interleave. Nodes made ready by a completion join the
 next wave, so nodes ready at the same time always start in node-id order.
@@ -29,7 +30,7 @@ from runner.events import EVENTS_LOST
 from runner.failures import ERROR_PORT_CODES, RETRYABLE, NodeFailure
 from runner.plan import NodeSpec, Plan
 from runner.redact import StreamRedactor
-from runner.state import RunState
+from runner.state import Arrival, RunState
 
 log = logging.getLogger(__name__)
 
@@ -110,9 +111,7 @@ class Scheduler:
 
     def _decide(self, spec: NodeSpec, ready: list[str]) -> Ending | None:
         arrivals = self.state.inputs(spec.id)
-        if spec.inbound and (not arrivals or (
-            spec.needs_all_inputs and len(arrivals) < len(spec.inbound)
-        )):
+        if _receives_nothing(spec, arrivals):
             self.emitter.event("node.skipped", node_id=spec.id)
             self.state.fire(spec, None, None, ready)
             if spec.id == self.stop_after:
@@ -261,6 +260,14 @@ class Scheduler:
             task.cancel()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _receives_nothing(spec: NodeSpec, arrivals: list[Arrival]) -> bool:
+    """Whether the node is skipped: no inbound edge carried a value (for join `all`, one
+    did not), or it has no inbound edge at all and never runs on nothing (approval)."""
+    if not spec.inbound:
+        return spec.needs_value
+    return not arrivals or (spec.needs_all_inputs and len(arrivals) < len(spec.inbound))
 
 
 def _describe(exc: BaseException) -> str:
