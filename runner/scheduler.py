@@ -25,6 +25,7 @@ from typing import Any
 from contracts.conversions import to_text
 from contracts.types import PortType
 from runner.budgets import BudgetExceeded, Budgets
+from runner.clock import Clock
 from runner.context import NodeContext, NodeOutput, RunContext
 from runner.events import EVENTS_LOST
 from runner.failures import ERROR_PORT_CODES, RETRYABLE, NodeFailure
@@ -136,7 +137,8 @@ class Scheduler:
             value, vtype = arrivals[0][2], arrivals[0][3]
         inputs = [(a[0], a[2], a[3]) for a in arrivals]
         if spec.inline is not None:
-            ctx = NodeContext(self.ctx, spec.id, spec.kind, spec.config, inputs)
+            ctx = NodeContext(self.ctx, spec.id, spec.kind, spec.config, self.budgets.clock,
+                              inputs)
             try:
                 out = spec.inline(ctx, value, vtype)
             except NodeFailure as failure:
@@ -182,9 +184,11 @@ class Scheduler:
         attempt = 1
         while True:
             stream = StreamRedactor(self.redactor) if spec.comp.streams else None
-            ctx = NodeContext(self.ctx, spec.id, spec.kind, spec.config, inputs, attempt, stream)
+            clock = Clock(timeout, parent=self.budgets.clock)
+            ctx = NodeContext(self.ctx, spec.id, spec.kind, spec.config, clock, inputs, attempt,
+                              stream)
             try:
-                async with asyncio.timeout(timeout):
+                async with clock.limit():
                     out = await component(ctx, value, vtype)
                 self.done.put_nowait((spec, out, None))
                 return

@@ -17,6 +17,7 @@ from django.conf import settings
 from kionga.errors import APIError
 from kionga.redis_client import sync_redis
 from runner import protocol
+from runner.task_limits import hard_time_limit
 from runner.task_seal import seal
 from runs import task_message
 from runs.event_keys import event_key
@@ -75,11 +76,15 @@ def build_payload(run: Run, graph: dict[str, Any], history: list[dict[str, Any]]
 
 def send_run(celery_app: Celery, payload: dict[str, Any]) -> None:
     signature = protocol.sign(payload, settings.KIONGA_AGENT_DESIGNER_RUNNER_TOKEN)
+    # Long enough for every wait on a person the graph may make (the run's own clock
+    # stands still meanwhile), so a run waiting on an approval is never killed as wedged.
+    time_limit = hard_time_limit(payload["graph"], payload["subflows"])
     if celery_app.conf.broker_url == settings.REDIS_URL:
         # The usual deployment: one Redis call (runs/task_message.py).
-        task_message.publish(sync_redis(), payload, signature)
+        task_message.publish(sync_redis(), payload, signature, time_limit)
         return
     # A short argsrepr: Celery would otherwise build a repr of the whole graph for
     # every message header (and show the credential to anyone reading the broker).
     celery_app.send_task(protocol.TASK_NAME, args=[payload, signature], queue=protocol.QUEUE,
-                         argsrepr=f"(run {payload['run_id']})", kwargsrepr="{}")
+                         argsrepr=f"(run {payload['run_id']})", kwargsrepr="{}",
+                         time_limit=time_limit)

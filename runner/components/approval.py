@@ -8,7 +8,8 @@ short grace and takes the gateway's answer — a decision the gateway accepted j
 time wins, and the request never stays pending behind an expired run step. Only when
 the gateway cannot say within the grace does the node expire on its own. If the run
 is cancelled while waiting, the gateway cancels the request when it revokes the run's
-credential.
+credential. While it waits, the run's timeout_seconds (and every enclosing timeout)
+stands still: docs/decisions/run-clock-and-approval-waits.md.
 """
 
 from __future__ import annotations
@@ -46,7 +47,10 @@ async def run_approval(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOut
         raise NodeFailure("node_error", "the approval request was not created")
     emitter = ctx.run.emitter
     emitter.event("approval.requested", node_id=ctx.node_id, approval_id=approval_id)
-    status, comment = await _wait(ctx, approval_id, time.monotonic() + timeout * SECOND)
+    # The wait is bounded by the approval's own timeout (and grace), not by the run's:
+    # the run's clocks stand still meanwhile (runner.clock).
+    with ctx.clock.waiting_for_a_person():
+        status, comment = await _wait(ctx, approval_id, time.monotonic() + timeout * SECOND)
     if status == "approved":
         port, reason, out = "approved", "approved", text
     elif status == "rejected":
