@@ -10,14 +10,15 @@ from kionga.openapi import INTEGER, STRING, obj
 APPROVAL_STATUS: dict[str, Any] = {"enum": list(ApprovalRequest.Status.values)}
 NULLABLE_STRING: dict[str, Any] = {"type": ["string", "null"]}
 APPROVAL = obj(
-    {"id": STRING, "status": APPROVAL_STATUS, "comment": NULLABLE_STRING},
+    {"id": STRING, "status": APPROVAL_STATUS, "comment": NULLABLE_STRING,
+     "reason": NULLABLE_STRING},
     {"expires_at": STRING, "node_id": STRING, "run_id": NULLABLE_STRING},
 )
 LIST_ENTRY = obj({
     "id": STRING, "project_id": INTEGER, "design_id": NULLABLE_STRING,
     "design_name": NULLABLE_STRING, "run_id": NULLABLE_STRING, "node_id": STRING,
     "message": STRING, "preview": STRING, "status": APPROVAL_STATUS,
-    "comment": NULLABLE_STRING, "decided_by": NULLABLE_STRING,
+    "comment": NULLABLE_STRING, "reason": NULLABLE_STRING, "decided_by": NULLABLE_STRING,
     "decided_at": NULLABLE_STRING, "expires_at": STRING, "created_at": STRING,
 })
 APPROVAL_LIST = obj({"approvals": {"type": "array", "items": LIST_ENTRY},
