@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from runner.clock import Clock
     from runner.events import Emitter
     from runner.redact import Redactor, StreamRedactor
-    from runner.request import RunRequest
+    from runner.request import RunRequest, ScriptedApprovals
     from runner.resources import ResourceClient
 
 
@@ -44,6 +44,9 @@ class RunContext:
     input: str  # the run's input (a nested run's is its caller's value)
     # Set to end the run (nested runs share their caller's): checked between nodes.
     cancel: asyncio.Event | None = None
+    # How approvals resolve without people (an evaluation's run; a nested run gets its
+    # calling node's decision), or None: they ask people.
+    scripted_approvals: ScriptedApprovals | None = None
 
 
 @dataclass(slots=True)

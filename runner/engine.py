@@ -79,7 +79,7 @@ async def run_graph(
                      reason="invalid_request")
         return _finish(emitter, redactor, bad, budgets)
     ctx = RunContext(request, resources, backend or make_backend(request.llm), redactor,
-                     emitter, _unavailable, request.input, cancel)
+                     emitter, _unavailable, request.input, cancel, request.scripted_approvals)
     ctx.run_subflow = _Subflows(request).bind(ctx, depth=1)
     main = asyncio.ensure_future(_timed(Scheduler(plan, ctx, budgets, request.stop_after),
                                         budgets))
@@ -186,9 +186,10 @@ class _Subflows:
         if depth > MAX_SUBFLOW_DEPTH:
             raise NodeFailure("node_error", f"subflows nest deeper than {MAX_SUBFLOW_DEPTH}")
         plan = self._plan(version)
+        scripted = parent.scripted_approvals
         ctx = RunContext(parent.request, parent.resources, parent.backend, parent.redactor,
                          ForwardingEmitter(parent.emitter, node_id), _unavailable, text,
-                         parent.cancel)
+                         parent.cancel, scripted.nested(node_id) if scripted else None)
         ctx.run_subflow = self.bind(ctx, depth + 1)
         budgets = Budgets(plan.settings, parent=clock)
         try:

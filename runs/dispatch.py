@@ -17,6 +17,7 @@ from django.conf import settings
 from kionga.errors import APIError
 from kionga.redis_client import sync_redis
 from runner import protocol
+from runner.request import ScriptedApprovals
 from runner.task_limits import hard_time_limit
 from runner.task_seal import seal
 from runs import task_message
@@ -48,11 +49,11 @@ def release_capacity(*run_ids: str) -> None:
 
 
 def build_payload(run: Run, graph: dict[str, Any], history: list[dict[str, Any]],
-                  credential: str, subflows: list[dict[str, Any]] | None = None
-                  ) -> dict[str, Any]:
+                  credential: str, subflows: list[dict[str, Any]] | None = None,
+                  scripted_approvals: ScriptedApprovals | None = None) -> dict[str, Any]:
     """The task; `subflows` are the artifacts of the versions the graph reaches
     (designs.versions.reached_versions): the runner checks each graph against its
-    content_sha256 before any node runs."""
+    content_sha256 before any node runs. `scripted_approvals`: an evaluation's run."""
     run_id = str(run.pk)
     secrets = {"credential": credential, "event_key": event_key(run_id).hex()}
     return {
@@ -69,6 +70,7 @@ def build_payload(run: Run, graph: dict[str, Any], history: list[dict[str, Any]]
                            for entry in subflows or []},
         "secret_patterns": list(settings.KIONGA_SECRET_PATTERNS),
         "sealed": seal(secrets, settings.KIONGA_AGENT_DESIGNER_RUNNER_TOKEN, run_id),
+        "scripted_approvals": scripted_approvals.to_json() if scripted_approvals else None,
         "callback_url": settings.KIONGA_AGENT_DESIGNER_CALLBACK_URL,
         "issued_at": datetime.now(UTC).isoformat(),
     }

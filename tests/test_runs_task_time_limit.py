@@ -18,9 +18,9 @@ from runner import protocol
 from runner.celery_app import app as runner_app
 from runner.components.approval import GRACE_SECONDS
 from runner.task_limits import BASE_TIME_LIMIT, POLL_ALLOWANCE, person_waits
+from tests.approvals_helpers import gated_graph
 from tests.conftest import Api
 from tests.designs_helpers import assistant_graph, make_design
-from tests.e2e.helpers import gated_graph
 from tests.runs_helpers import start_url
 
 pytestmark = pytest.mark.django_db(transaction=True)

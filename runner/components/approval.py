@@ -8,8 +8,9 @@ short grace and takes the gateway's answer — a decision the gateway accepted j
 time wins, and the request never stays pending behind an expired run step. Only when
 the gateway cannot say within the grace does the node expire on its own. If the run
 is cancelled while waiting, the gateway cancels the request when it revokes the run's
-credential. While it waits, the run's timeout_seconds (and every enclosing timeout)
-stands still: docs/decisions/run-clock-and-approval-waits.md.
+credential. In a run given scripted approvals (an evaluation's case) it asks nobody
+and resolves at once as scripted. While it waits, the run's timeout_seconds (and every
+enclosing timeout) stands still: docs/decisions/run-clock-and-approval-waits.md.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from runner.components import implements
 from runner.components.prompt import substitute
 from runner.context import NodeContext, NodeOutput
 from runner.failures import NodeFailure
+from runner.request import ApprovalDecision
 
 # Seconds per "second" of timeout_seconds; tests shrink it to exercise expiry.
 SECOND = 1.0
@@ -36,6 +38,9 @@ GRACE_SECONDS = 5
 @implements("approval")
 async def run_approval(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
     text = to_text(value, vtype)
+    scripted = ctx.run.scripted_approvals
+    if scripted is not None:
+        return scripted_outcome(scripted.decision(ctx.node_id), text)
     message = substitute(ctx.setting("message"), text) or DEFAULT_MESSAGE
     timeout = ctx.int_setting("timeout_seconds")
     redactor = ctx.run.redactor
@@ -60,6 +65,15 @@ async def run_approval(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOut
     emitter.event("approval.resolved", node_id=ctx.node_id, approval_id=approval_id,
                   port=port, reason=reason)
     return NodeOutput(port, out, reason=reason)
+
+
+def scripted_outcome(decision: ApprovalDecision, text: str) -> NodeOutput:
+    """A decision the run was given (an evaluation's case): no request, no wait, no
+    approval events; node.completed carries the port and the reason, as for a person's
+    decision without a comment."""
+    if decision == "approve":
+        return NodeOutput("approved", text, reason="approved")
+    return NodeOutput("rejected", "", reason="rejected")
 
 
 async def _wait(ctx: NodeContext, approval_id: str, deadline: float) -> tuple[str, str]:
