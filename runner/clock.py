@@ -39,10 +39,6 @@ class Clock:
         left = self.left()
         return left is not None and left <= 0
 
-    @property
-    def waiting(self) -> bool:
-        return self._waits > 0
-
     @contextmanager
     def waiting_for_a_person(self) -> Iterator[None]:
         """This clock and every clock above it stand still inside."""
@@ -77,8 +73,9 @@ class Clock:
         self._waits += 1
         if self._waits > 1:
             return
-        self._left = self.left() or 0.0
-        self._since = None
+        left = self.left()
+        assert left is not None  # it ran until now: no wait was in progress
+        self._left, self._since = left, None
         self._reschedule()
 
     def _start(self) -> None:
