@@ -10,16 +10,13 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import transaction
 from django.test import Client
 from django.utils import timezone
 
 from approvals.models import ApprovalRequest
 from kionga.models import Project
 from runner import protocol
-from runs.lifecycle import apply_event, do_finish_run
-from runs.models import Run
-from tests.approvals_helpers import pending, waiting_run
+from tests.approvals_helpers import end, pending, waiting_run
 from tests.conftest import Api
 
 pytestmark = pytest.mark.django_db
@@ -57,13 +54,6 @@ def api_reason(api: Api, user: User, approval: ApprovalRequest) -> Any:
     [entry] = [e for e in listed if e["id"] == str(approval.pk)]
     assert entry["reason"] == answer.json()["reason"]
     return answer.json()["reason"]
-
-
-def end(run: Run, event: dict[str, Any]) -> None:
-    """The run's terminal event, stored as the ingester stores it."""
-    with transaction.atomic():
-        run.save(update_fields=apply_event(run, event))
-        do_finish_run(run)
 
 
 @pytest.mark.parametrize("ending", sorted(ENDINGS))
