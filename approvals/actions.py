@@ -19,6 +19,7 @@ from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from approvals import reasons
 from approvals.models import ApprovalRequest
 from kionga import audit, prepared_sql
 from kionga.access import AnyUser, check_project_access
@@ -99,7 +100,7 @@ def _expire(approval: ApprovalRequest) -> bool:
     """Expire one request if it is still pending; audit it if this call did."""
     won = ApprovalRequest.objects.filter(
         pk=approval.pk, status=ApprovalRequest.Status.PENDING, expires_at__lte=timezone.now()
-    ).update(status=ApprovalRequest.Status.EXPIRED)
+    ).update(status=ApprovalRequest.Status.EXPIRED, reason=reasons.expired(approval.expires_at))
     if won:
         audit.record("approval.expired", project=approval.project, target_type="approval",
                      target_id=approval.pk, details={"run_id": str(approval.run_id or "")})
@@ -120,14 +121,18 @@ def any_pending(runs: Sequence[Run]) -> bool:
 
 
 def do_cancel_pending_approvals_of(runs: Sequence[Run]) -> int:
-    """The runs ended (any way): their pending requests become cancelled — except those
-    already past their deadline, which expired first. Returns how many were cancelled."""
+    """The runs ended (any way): their pending requests become cancelled, each with how
+    its run ended — except those already past their deadline, which expired first.
+    Returns how many were cancelled."""
     if not any_pending(runs):
         return 0  # most runs have no approval step: one prepared read, not the ORM's two
     rows = ApprovalRequest.objects.filter(run__in=runs)
     expire_overdue(rows)
-    return rows.filter(status=ApprovalRequest.Status.PENDING).update(
-        status=ApprovalRequest.Status.CANCELLED)
+    pending = rows.filter(status=ApprovalRequest.Status.PENDING)
+    waiting = set(pending.values_list("run_id", flat=True))
+    return sum(pending.filter(run=run).update(status=ApprovalRequest.Status.CANCELLED,
+                                              reason=reasons.run_ended(run.status, run.error))
+               for run in runs if run.pk in waiting)
 
 
 def do_decide(user: User, approval: ApprovalRequest, decision: Decision,
@@ -138,7 +143,8 @@ def do_decide(user: User, approval: ApprovalRequest, decision: Decision,
     # One conditional UPDATE: concurrent deciders and expiry cannot both succeed.
     won = ApprovalRequest.objects.filter(
         pk=approval.pk, status=ApprovalRequest.Status.PENDING, expires_at__gt=now
-    ).update(status=DECISIONS[decision], comment=comment, decided_by=user, decided_at=now)
+    ).update(status=DECISIONS[decision], comment=comment, decided_by=user, decided_at=now,
+             reason=reasons.decided(decision, user.get_username(), comment))
     refresh_expiry(approval)
     approval.refresh_from_db()
     if not won:

@@ -30,6 +30,8 @@ class ApprovalRequest(models.Model):
     preview = models.TextField(blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     comment = models.TextField(blank=True)
+    # Why it ended, in words (approvals.reasons); empty while pending.
+    reason = models.TextField(blank=True)
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
         related_name="+",
@@ -59,6 +61,7 @@ class ApprovalRequest(models.Model):
             "status": self.status,
             # null until someone wrote one: the runner reads "" and null alike.
             "comment": self.comment or None,
+            "reason": self.reason or None,
             "decided_by": self.decided_by.get_username() if self.decided_by else None,
             "decided_at": self.decided_at.isoformat() if self.decided_at else None,
             "expires_at": self.expires_at.isoformat(),

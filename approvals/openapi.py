@@ -10,13 +10,14 @@ from kionga.openapi import INTEGER, STRING, obj
 APPROVAL_STATUS: dict[str, Any] = {"enum": list(ApprovalRequest.Status.values)}
 NULLABLE_STRING: dict[str, Any] = {"type": ["string", "null"]}
 APPROVAL = obj(
-    {"id": STRING, "status": APPROVAL_STATUS, "comment": NULLABLE_STRING},
+    {"id": STRING, "status": APPROVAL_STATUS, "comment": NULLABLE_STRING,
+     "reason": NULLABLE_STRING},
     {"expires_at": STRING, "node_id": STRING, "run_id": NULLABLE_STRING},
 )
 _REQUEST_FIELDS: dict[str, Any] = {
     "id": STRING, "project_id": INTEGER, "run_id": NULLABLE_STRING, "node_id": STRING,
     "message": STRING, "preview": STRING, "status": APPROVAL_STATUS,
-    "comment": NULLABLE_STRING, "decided_by": NULLABLE_STRING,
+    "comment": NULLABLE_STRING, "reason": NULLABLE_STRING, "decided_by": NULLABLE_STRING,
     "decided_at": NULLABLE_STRING, "expires_at": STRING, "created_at": STRING,
 }
 # One request as people read and decide it (ApprovalRequest.to_dict).

@@ -182,6 +182,4 @@ def _not_pending(approval: ApprovalRequest) -> str:
     if approval.status in (ApprovalRequest.Status.APPROVED, ApprovalRequest.Status.REJECTED):
         who = approval.decided_by.get_username() if approval.decided_by else "someone"
         return f"Nothing changed: {who} already {approval.status} this request at {at}."
-    if approval.status == ApprovalRequest.Status.EXPIRED:
-        return f"Nothing changed: this request expired at {at}; the run went on without it."
-    return "Nothing changed: this request was cancelled because its run ended."
+    return f"Nothing changed: this request is {approval.status}. {approval.reason}"

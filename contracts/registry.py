@@ -56,6 +56,9 @@ class Component:
     retries: int = 0
     # The input port may stay unconnected (storage reads on its own).
     input_optional: bool = False
+    # Never runs on nothing: without an inbound edge the node is skipped instead of
+    # running on empty text (an approval would ask people about nothing).
+    needs_value: bool = False
     # Ports that carry failures (model, tool, ...): the redacted message as text.
     error_port: bool = False
     # How the engine runs the kind (it branches on these, never on the kind):
@@ -319,6 +322,7 @@ COMPONENTS: Final[dict[str, Component]] = {
                         default="120", minimum=10, maximum=290),
             ),
             timeout_seconds=300,
+            needs_value=True,
         ),
     )
 }

@@ -155,7 +155,7 @@ def _check_reachability(
                 issues.append(warning(
                     "unreachable_node",
                     f"No path leads from the input to {quote(node_id)}; it never receives "
-                    "a value.",
+                    f"a value{_skipped(view, backward[node_id])}.",
                     f"nodes.{view.index}",
                     node_id,
                 ))
@@ -169,6 +169,14 @@ def _check_reachability(
                     f"nodes.{view.index}",
                     node_id,
                 ))
+
+
+def _skipped(view: NodeView, inbound: list[str]) -> str:
+    """What the runner does with it, where that is not running on empty text: a kind
+    that never runs on nothing (approval) is skipped when no edge leads into it."""
+    if not inbound and view.component is not None and view.component.needs_value:
+        return f", so it is skipped at every run ({view.kind} nodes do not run without one)"
+    return ""
 
 
 def _walk(starts: list[str], graph: Adjacency) -> set[str]:

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, Final
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from contracts.registry import COMPONENTS
 from contracts.suggest import suggest_cases
 from designs.models import Design
 from designs.validation import revision_report
 from evaluations.models import Fixtures
 from evaluations.serializers import MAX_CASES
 from kionga.errors import APIError
+from runner.request import DEFAULT_APPROVAL_DECISION, ScriptedApprovals
 
 
 def fixtures_dict(design: Design) -> dict[str, Any]:
@@ -27,17 +29,41 @@ def fixtures_dict(design: Design) -> dict[str, Any]:
     }
 
 
+# The nodes a case's `approvals` may name: approval nodes, and the nodes that run a
+# published version (its approvals resolve as the calling node's entry says).
+APPROVAL_HOLDERS: Final = frozenset(
+    {"approval"} | {c.kind for c in COMPONENTS.values() if c.setting("subflow") is not None})
+
+
+def saved_nodes(design: Design) -> dict[str, Any]:
+    """{node ID: kind} of the design's saved (latest) graph."""
+    nodes = design.current().graph.get("nodes")
+    if not isinstance(nodes, list):
+        return {}
+    return {n["id"]: n.get("kind") for n in nodes
+            if isinstance(n, dict) and isinstance(n.get("id"), str)}
+
+
 def saved_node_ids(design: Design) -> set[str]:
     """The node IDs of the design's saved (latest) graph: what expected.calls may name."""
-    nodes = design.current().graph.get("nodes")
-    return {n["id"] for n in nodes if isinstance(n, dict) and isinstance(n.get("id"), str)} \
-        if isinstance(nodes, list) else set()
+    return set(saved_nodes(design))
+
+
+def scripted_approvals(case: dict[str, Any]) -> ScriptedApprovals:
+    """How the case's run resolves its approvals (cases stored before `approvals`
+    existed approve them all)."""
+    found = case.get("approvals", DEFAULT_APPROVAL_DECISION)
+    if isinstance(found, dict):
+        return ScriptedApprovals(DEFAULT_APPROVAL_DECISION, dict(found))
+    return ScriptedApprovals(found)
 
 
 def check_cases(design: Design, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The cases to store (IDs assigned where missing), or 400 invalid_request naming
-    every field at fault: duplicate names or IDs, calls of nodes the graph lacks."""
-    known = saved_node_ids(design)
+    every field at fault: duplicate names or IDs, calls of nodes the graph lacks,
+    approvals of nodes that are not approvals (or do not run a published version)."""
+    nodes = saved_nodes(design)
+    known = set(nodes)
     fields: dict[str, list[str]] = {}
     names: dict[str, int] = {}
     ids: dict[str, int] = {}
@@ -54,6 +80,13 @@ def check_cases(design: Design, cases: list[dict[str, Any]]) -> list[dict[str, A
         if unknown:
             fields[f"cases.{index}.expected.calls"] = [
                 "Not nodes of the design's saved graph: " + ", ".join(unknown) + "."]
+        approvals = case.get("approvals")
+        wrong = [n for n in approvals if nodes.get(n) not in APPROVAL_HOLDERS] \
+            if isinstance(approvals, dict) else []
+        if wrong:
+            fields[f"cases.{index}.approvals"] = [
+                "Not approval, subflow, map or loop nodes of the design's saved graph: "
+                + ", ".join(wrong) + "."]
     if fields:
         path, messages = next(iter(fields.items()))
         raise APIError(400, "invalid_request", f"{path}: {messages[0]}", {"fields": fields})
@@ -71,9 +104,11 @@ def _stored(case: dict[str, Any], used: dict[str, int]) -> dict[str, Any]:
         expected["judge"] = {"criteria": list(judge["criteria"]),
                              "reference": judge.get("reference"),
                              "min_score": judge["min_score"]}
+    approvals = case.get("approvals", DEFAULT_APPROVAL_DECISION)
     return {"id": case_id, "name": case["name"], "input": case["input"],
             "history": [dict(turn) for turn in case["history"]],
-            "tags": list(case["tags"]), "expected": expected}
+            "tags": list(case["tags"]), "expected": expected,
+            "approvals": dict(approvals) if isinstance(approvals, dict) else approvals}
 
 
 def do_put_fixtures(user: User, design: Design, read_revision: int,

@@ -6,6 +6,7 @@ from typing import Any
 
 from evaluations.models import CASE_STATUSES, EVALUATION_STATUSES, REVIEW_STATUSES
 from kionga.openapi import INTEGER, STRING, obj
+from runner.request import APPROVAL_DECISIONS
 
 _STRINGS: dict[str, Any] = {"type": "array", "items": STRING}
 _NULLABLE_STRING: dict[str, Any] = {"type": ["string", "null"]}
@@ -14,9 +15,12 @@ JUDGE: dict[str, Any] = obj({"criteria": _STRINGS, "min_score": {"type": "number
 EXPECTED: dict[str, Any] = obj({"calls": _STRINGS},
                                {"judge": {**JUDGE, "type": ["object", "null"]}})
 TURN: dict[str, Any] = obj({"role": STRING, "content": STRING})
+_DECISION: dict[str, Any] = {"enum": list(APPROVAL_DECISIONS)}
+APPROVALS: dict[str, Any] = {"anyOf": [_DECISION, {"type": "object",
+                                                   "additionalProperties": _DECISION}]}
 CASE: dict[str, Any] = obj({"id": STRING, "name": STRING, "input": STRING,
                             "history": {"type": "array", "items": TURN},
-                            "tags": _STRINGS, "expected": EXPECTED})
+                            "tags": _STRINGS, "expected": EXPECTED}, {"approvals": APPROVALS})
 FIXTURES: dict[str, Any] = obj({
     "design_id": STRING, "revision": INTEGER,
     "cases": {"type": "array", "items": CASE},
@@ -54,6 +58,10 @@ CASE_RESULT: dict[str, Any] = obj({
     "review": {"anyOf": [REVIEW, {"type": "null"}]},
     "finished_at": _NULLABLE_STRING,
 })
+IN_FLIGHT: dict[str, Any] = obj({
+    "case_id": STRING, "name": STRING, "stage": {"enum": ["run", "judge"]},
+    "run_id": _NULLABLE_STRING, "run_status": _NULLABLE_STRING, "nodes": _STRINGS,
+})
 _EVALUATION_FIELDS: dict[str, Any] = {
     "id": STRING, "design_id": STRING, "project_id": INTEGER, "revision": INTEGER,
     "version_id": _NULLABLE_STRING, "content_sha256": STRING, "gate": {"type": "boolean"},
@@ -61,7 +69,8 @@ _EVALUATION_FIELDS: dict[str, Any] = {
     "allow_side_effects": {"type": "boolean"}, "fixtures_revision": INTEGER,
     "status": {"enum": list(EVALUATION_STATUSES)},
     "passed": {"type": ["boolean", "null"]}, "error": {"type": ["object", "null"]},
-    "progress": obj({"done": INTEGER, "total": INTEGER}), "counts": COUNTS,
+    "progress": obj({"done": INTEGER, "total": INTEGER, "queued": INTEGER,
+                     "in_flight": {"type": "array", "items": IN_FLIGHT}}), "counts": COUNTS,
     "judge": obj({"backend": STRING, "model": STRING, "rubric_version": STRING}),
     "judge_scores": _SCORES, "tool_accuracy": _NUMBER_OR_NULL,
     "slices": {"type": "object", "additionalProperties": SLICE},

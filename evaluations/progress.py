@@ -27,6 +27,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from evaluations import queue, scoring
+from evaluations.fixtures import scripted_approvals
 from evaluations.judge import JudgeConfig, judge_task
 from evaluations.models import (
     CASE_FINAL,
@@ -135,7 +136,9 @@ def _start_run(evaluation: Evaluation, case: EvaluationCase, user: User) -> Run:
     history = [dict(turn) for turn in case.case.get("history") or []]
     request = StartRequest(case.case["input"], None, history, evaluation.allow_side_effects,
                            None, None)
-    return start_target(user, target, request)
+    # A case's run never reaches people: its approvals resolve as the case says.
+    return start_target(user, target, request,
+                        scripted_approvals=scripted_approvals(case.case))
 
 
 def _start_judge(evaluation: Evaluation, case: EvaluationCase, user: User) -> Run:

@@ -8,16 +8,20 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from contracts.registry import LIMITS
 from contracts.suggest import MAX_CASE_NAME, MAX_SUGGESTED_INPUT
 from evaluations.models import REVIEW_STATUSES
+from evaluations.openapi import APPROVALS
 from kionga.request_body import (
     StrictBooleanField,
     StrictCharField,
     StrictFloatField,
     StrictIntegerField,
 )
+from runner.request import APPROVAL_DECISIONS, DEFAULT_APPROVAL_DECISION
 from runs.serializers import TurnSerializer  # a case's history is a run's
 
 MAX_CASES: Final = 100
@@ -31,6 +35,7 @@ MAX_REFERENCE_CHARS: Final = 8_000
 CRITERIA: Final = ("groundedness", "task_completion", "relevance", "safety")
 DEFAULT_MIN_SCORE: Final = 0.7
 CASE_ID_PATTERN: Final = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"
+MAX_NODES: Final = LIMITS["max_nodes"]  # a case's approvals name at most every node
 
 
 class JudgeSerializer(serializers.Serializer):
@@ -55,6 +60,47 @@ class ExpectedSerializer(serializers.Serializer):
     judge = JudgeSerializer(required=False, allow_null=True, default=None)
 
 
+APPROVALS_HELP: Final = (
+    'How the graph\'s approval nodes resolve in this case (an evaluation never asks '
+    'people): "approve" or "reject" for all of them, or an object mapping approval node '
+    'IDs (or subflow, map and loop nodes, for the approvals of the versions they run) to '
+    f'"approve" or "reject", the others approving. Default "{DEFAULT_APPROVAL_DECISION}".')
+_DECISION_WORDS: Final = " or ".join(f'"{d}"' for d in APPROVAL_DECISIONS)
+
+
+@extend_schema_field(APPROVALS)
+class ApprovalsField(serializers.Field):
+    """A case's `approvals`: one decision for every approval node, or one per node."""
+
+    default_error_messages = {
+        "invalid": f"Must be {_DECISION_WORDS}, or an object mapping node IDs to one of them.",
+        "decision": f"Must be {_DECISION_WORDS}.",
+        "too_many": f"At most {MAX_NODES} nodes.",
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("default", DEFAULT_APPROVAL_DECISION)
+        kwargs.setdefault("help_text", APPROVALS_HELP)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> str | dict[str, str]:
+        if isinstance(data, str) and data in APPROVAL_DECISIONS:
+            return data
+        if not isinstance(data, dict):
+            self.fail("invalid")
+        if len(data) > MAX_NODES:
+            self.fail("too_many")
+        wrong = {key: [self.error_messages["decision"]] for key, value in data.items()
+                 if value not in APPROVAL_DECISIONS}
+        if wrong:
+            raise serializers.ValidationError(wrong)
+        return {str(key): str(value) for key, value in data.items()}
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
 class CaseSerializer(serializers.Serializer):
     id = serializers.RegexField(CASE_ID_PATTERN, required=False, allow_null=True, default=None,
                                 help_text="Stable; the server assigns one when missing.")
@@ -65,6 +111,7 @@ class CaseSerializer(serializers.Serializer):
     tags = serializers.ListField(child=StrictCharField(max_length=MAX_TAG_CHARS),
                                  required=False, default=list, max_length=MAX_TAGS)
     expected = ExpectedSerializer(required=False, default=lambda: {"calls": [], "judge": None})
+    approvals = ApprovalsField()
 
     def to_internal_value(self, data: Any) -> Any:
         # RegexField coerces numbers to text; an ID is a JSON string.

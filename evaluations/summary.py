@@ -3,13 +3,24 @@ per-tag slices and each case's result with its review (the API's and the admin's
 
 from __future__ import annotations
 
+import uuid
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from statistics import fmean
-from typing import Any
+from typing import Any, Final
 
 from designs.quality_gate import ran_every_case
-from evaluations.models import CASE_FINAL, Evaluation, EvaluationCase
+from evaluations.models import (
+    CASE_FINAL,
+    CASE_IN_FLIGHT,
+    CASE_WAITING,
+    Evaluation,
+    EvaluationCase,
+)
+from runs.models import Run, RunEvent
+
+# The events that open and close a node's span (a retry keeps it open).
+NODE_SPAN: Final = ("node.started", "node.completed", "node.failed")
 
 
 def case_counts(statuses: Iterable[str]) -> dict[str, int]:
@@ -21,6 +32,39 @@ def case_counts(statuses: Iterable[str]) -> dict[str, int]:
 
 def _mean(values: list[float]) -> float | None:
     return round(fmean(values), 4) if values else None
+
+
+def in_flight(cases: list[EvaluationCase]) -> list[dict[str, Any]]:
+    """What an evaluation is waiting on: each case whose run (or judge run) is in flight,
+    with that run's status and the nodes it is in now (started and not yet ended, from
+    its stored events) — `waiting` with an approval node means a person."""
+    flying = [(case, case.judge_run_id if case.status == "judging" else case.run_id)
+              for case in cases if case.status in CASE_IN_FLIGHT]
+    run_ids = [run_id for _, run_id in flying if run_id is not None]
+    statuses = dict(Run.objects.filter(pk__in=run_ids).values_list("pk", "status")) \
+        if run_ids else {}
+    nodes = running_nodes(run_ids)
+    return [{"case_id": case.case_id, "name": case.name,
+             "stage": "judge" if case.status == "judging" else "run",
+             "run_id": str(run_id) if run_id else None,
+             "run_status": statuses.get(run_id) if run_id else None,
+             "nodes": nodes.get(run_id, []) if run_id else []}
+            for case, run_id in flying]
+
+
+def running_nodes(run_ids: list[uuid.UUID]) -> dict[uuid.UUID, list[str]]:
+    """Per run: the nodes that started and have not completed or failed yet."""
+    if not run_ids:
+        return {}
+    open_nodes: dict[uuid.UUID, dict[str, None]] = defaultdict(dict)
+    events = (RunEvent.objects.filter(run_id__in=run_ids, type__in=NODE_SPAN)
+              .order_by("run_id", "seq").values_list("run_id", "type", "data__node_id"))
+    for run_id, kind, node_id in events:
+        if kind == "node.started":
+            open_nodes[run_id][str(node_id)] = None
+        else:
+            open_nodes[run_id].pop(str(node_id), None)
+    return {run_id: list(found) for run_id, found in open_nodes.items()}
 
 
 def judge_scores(cases: list[EvaluationCase]) -> dict[str, float]:
@@ -65,7 +109,9 @@ def evaluation_dict(evaluation: Evaluation, cases: list[EvaluationCase],
         "status": evaluation.status,
         "passed": evaluation.passed,
         "error": evaluation.error,
-        "progress": {"done": counts["done"], "total": counts["total"]},
+        "progress": {"done": counts["done"], "total": counts["total"],
+                     "queued": sum(c.status in CASE_WAITING for c in cases),
+                     "in_flight": in_flight(cases)},
         "counts": {k: counts[k] for k in ("total", "passed", "failed", "cancelled")},
         "judge": {"backend": evaluation.judge_backend, "model": evaluation.judge_model,
                   "rubric_version": evaluation.rubric_version},

@@ -1,17 +1,18 @@
 """A run's budgets from its settings: max_steps, max_tokens and timeout_seconds.
 
-timeout_seconds is enforced twice: the engine waits for the run at most that long
-(which needs the event loop to get control back), and the scheduler checks the
-deadline between synchronous steps (pure nodes run inline, without yielding), so a
-CPU-bound run stops on time too.
+timeout_seconds is the run's clock (runner.clock), which stands still while the run
+waits for a person's decision. It is enforced twice: the engine runs the scheduler
+under the clock's limit (which needs the event loop to get control back), and the
+scheduler checks it between synchronous steps (pure nodes run inline, without
+yielding), so a CPU-bound run stops on time too.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from time import monotonic
 
 from contracts.registry import SETTINGS_RANGES
+from runner.clock import Clock
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,11 +29,12 @@ def setting(settings: dict[str, int], name: str) -> int:
 
 
 class Budgets:
-    def __init__(self, settings: dict[str, int]) -> None:
+    def __init__(self, settings: dict[str, int], parent: Clock | None = None) -> None:
+        """`parent`: the clock of the node running this (nested) run, if any."""
         self.max_steps = setting(settings, "max_steps")
         self.max_tokens = setting(settings, "max_tokens")
         self.timeout_seconds = setting(settings, "timeout_seconds")
-        self.deadline = monotonic() + self.timeout_seconds
+        self.clock = Clock(self.timeout_seconds, parent)
         self.steps = 0
         self.tokens = 0
 
@@ -55,4 +57,4 @@ class Budgets:
         return None
 
     def expired(self) -> bool:
-        return monotonic() >= self.deadline
+        return self.clock.expired()

@@ -51,13 +51,15 @@ from runner.env import EnvError
 from runner.health import HealthServer
 from runner.protocol import now_iso
 from runner.settings import RunnerSettings, load_settings
+from runner.task_limits import BASE_TIME_LIMIT
 from runner.worker import execute, redis_client, warm_up
 
 log = logging.getLogger(__name__)
 
-# Longest run: timeout_seconds ≤ 300 (reference); the engine ends it by itself. This
-# hard limit only catches a wedged child (prefork kills it; the lease then expires).
-TASK_TIME_LIMIT: Final = 420
+# The hard limit of a task without its own: only catches a wedged child (prefork kills
+# it; the lease then expires). The gateway sends each task with the limit of its graph,
+# which adds the longest its approvals can keep it waiting (runner/task_limits.py).
+TASK_TIME_LIMIT: Final = BASE_TIME_LIMIT
 EX_CONFIG: Final = 78  # sysexits.h: configuration error
 
 

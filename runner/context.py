@@ -13,9 +13,10 @@ from runner.failures import NodeFailure
 
 if TYPE_CHECKING:
     from runner.backends import ModelBackend
+    from runner.clock import Clock
     from runner.events import Emitter
     from runner.redact import Redactor, StreamRedactor
-    from runner.request import RunRequest
+    from runner.request import RunRequest, ScriptedApprovals
     from runner.resources import ResourceClient
 
 
@@ -25,8 +26,9 @@ class SubflowOutcome:
     tokens: int
 
 
-# (calling node id, version id, input text) -> the nested run's output
-RunSubflow = Callable[[str, str, str], Awaitable[SubflowOutcome]]
+# (calling node id, version id, input text, the calling node's clock) -> the nested
+# run's output; the nested run's clock stands still whenever its caller's must.
+RunSubflow = Callable[[str, str, str, "Clock"], Awaitable[SubflowOutcome]]
 
 
 @dataclass(slots=True)
@@ -42,6 +44,9 @@ class RunContext:
     input: str  # the run's input (a nested run's is its caller's value)
     # Set to end the run (nested runs share their caller's): checked between nodes.
     cancel: asyncio.Event | None = None
+    # How approvals resolve without people (an evaluation's run; a nested run gets its
+    # calling node's decision), or None: they ask people.
+    scripted_approvals: ScriptedApprovals | None = None
 
 
 @dataclass(slots=True)
@@ -62,6 +67,9 @@ class NodeContext:
     node_id: str
     kind: str
     config: dict[str, str]
+    # The node's own timeout (an inline node: its run's), above it its run's: waiting
+    # for a person stops them all (runner.clock).
+    clock: Clock
     # Every inbound value, by source id: (source id, value, type) — join reads them all.
     inputs: list[tuple[str, Any, PortType]] = field(default_factory=list)
     attempt: int = 1

@@ -20,6 +20,7 @@ from contracts.text import PatternError
 from runner.artifacts import mismatch_message, mismatched_versions
 from runner.backends import ModelBackend, make_backend
 from runner.budgets import Budgets
+from runner.clock import Clock
 from runner.context import RunContext, RunSubflow, SubflowOutcome
 from runner.events import EmitFn, Emitter, ForwardingEmitter
 from runner.failures import ERROR_PORT_CODES, NodeFailure
@@ -78,11 +79,12 @@ async def run_graph(
                      reason="invalid_request")
         return _finish(emitter, redactor, bad, budgets)
     ctx = RunContext(request, resources, backend or make_backend(request.llm), redactor,
-                     emitter, _unavailable, request.input, cancel)
+                     emitter, _unavailable, request.input, cancel, request.scripted_approvals)
     ctx.run_subflow = _Subflows(request).bind(ctx, depth=1)
-    main = asyncio.ensure_future(Scheduler(plan, ctx, budgets, request.stop_after).run())
+    main = asyncio.ensure_future(_timed(Scheduler(plan, ctx, budgets, request.stop_after),
+                                        budgets))
     try:
-        ending = await _supervise(main, cancel, lost, budgets.timeout_seconds)
+        ending = await _supervise(main, cancel, lost)
     except asyncio.CancelledError:
         # Our own caller cancelled us: still end the run properly, then obey.
         await _stop(main)
@@ -91,14 +93,24 @@ async def run_graph(
     return _finish(emitter, redactor, ending, budgets)
 
 
+async def _timed(scheduler: Scheduler, budgets: Budgets) -> Ending:
+    """The scheduler's ending, or the timeout's once the run's clock runs out (it stands
+    still while the run waits for a person: runner.clock)."""
+    try:
+        async with budgets.clock.limit():
+            return await scheduler.run()
+    except TimeoutError:
+        return timeout_ending(budgets.timeout_seconds)
+
+
 async def _supervise(main: asyncio.Future[Ending], cancel: asyncio.Event | None,
-                     lost: asyncio.Event, timeout: float) -> Ending | None:
-    """The scheduler's ending, None when cancelled, or a timeout or lost-events ending."""
+                     lost: asyncio.Event) -> Ending | None:
+    """The scheduler's ending (a timeout's included), None when cancelled, or a
+    lost-events ending."""
     waiters = [asyncio.ensure_future(e.wait()) for e in (cancel, lost) if e is not None]
     pending: set[asyncio.Future[Any]] = {main, *waiters}
     try:
-        done, _ = await asyncio.wait(pending, timeout=timeout,
-                                     return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
     finally:
         for waiter in waiters:
             waiter.cancel()
@@ -110,9 +122,7 @@ async def _supervise(main: asyncio.Future[Ending], cancel: asyncio.Event | None,
             return Ending("failed", error={"code": "node_error", "message": f"engine error: {exc}"},
                           reason="engine_error")
     await _stop(main)
-    if lost.is_set() or (cancel is not None and cancel.is_set()):
-        return None  # _finish tells lost events from a cancel
-    return timeout_ending(timeout)
+    return None  # cancelled or events lost: _finish tells one from the other
 
 
 async def _stop(main: asyncio.Future[Ending]) -> None:
@@ -154,7 +164,7 @@ def _finish(emitter: Emitter, redactor: Redactor, ending: Ending | None,
     return result
 
 
-async def _unavailable(node_id: str, version: str, text: str) -> SubflowOutcome:
+async def _unavailable(node_id: str, version: str, text: str, clock: Clock) -> SubflowOutcome:
     raise NodeFailure("node_error", "subflows are not available here")
 
 
@@ -166,23 +176,24 @@ class _Subflows:
         self._plans: dict[str, Plan] = {}  # compiled once per run, shared by every depth
 
     def bind(self, parent: RunContext, depth: int) -> RunSubflow:
-        async def run(node_id: str, version: str, text: str) -> SubflowOutcome:
-            return await self._run(parent, depth, node_id, version, text)
+        async def run(node_id: str, version: str, text: str, clock: Clock) -> SubflowOutcome:
+            return await self._run(parent, depth, node_id, version, text, clock)
 
         return run
 
     async def _run(self, parent: RunContext, depth: int, node_id: str, version: str,
-                   text: str) -> SubflowOutcome:
+                   text: str, clock: Clock) -> SubflowOutcome:
         if depth > MAX_SUBFLOW_DEPTH:
             raise NodeFailure("node_error", f"subflows nest deeper than {MAX_SUBFLOW_DEPTH}")
         plan = self._plan(version)
+        scripted = parent.scripted_approvals
         ctx = RunContext(parent.request, parent.resources, parent.backend, parent.redactor,
                          ForwardingEmitter(parent.emitter, node_id), _unavailable, text,
-                         parent.cancel)
+                         parent.cancel, scripted.nested(node_id) if scripted else None)
         ctx.run_subflow = self.bind(ctx, depth + 1)
-        budgets = Budgets(plan.settings)
+        budgets = Budgets(plan.settings, parent=clock)
         try:
-            async with asyncio.timeout(budgets.timeout_seconds):
+            async with budgets.clock.limit():
                 ending = await Scheduler(plan, ctx, budgets).run()
         except TimeoutError:
             raise NodeFailure("timeout", f"subflow {version} took longer than its "

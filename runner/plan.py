@@ -48,6 +48,8 @@ class NodeSpec:
     task: AsyncComponent | None
     # Runs only when every inbound edge carried a value (join with require: all).
     needs_all_inputs: bool = False
+    # Skipped, not run on empty text, when it has no inbound edge (approval).
+    needs_value: bool = False
     is_output: bool = False  # its value is the run's output (it fires no port)
     inbound: list[Edge] = field(default_factory=list)
     outbound: dict[str, list[Edge]] = field(default_factory=dict)
@@ -109,7 +111,7 @@ def _spec(node_id: str, kind: str, comp: Component, config: dict[str, str]) -> N
     # {output port: its type}, looked up per edge and per completion.
     port_types = {p.name: p.types[0] for p in comp.outputs}
     return NodeSpec(node_id, kind, config, comp, port_types, inline, task,
-                    _needs_all_inputs(comp, config))
+                    _needs_all_inputs(comp, config), comp.needs_value)
 
 
 def _needs_all_inputs(comp: Component, config: dict[str, str]) -> bool:

@@ -3,9 +3,34 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 RunStatus = Literal["completed", "failed", "cancelled"]
+ApprovalDecision = Literal["approve", "reject"]
+APPROVAL_DECISIONS: Final[tuple[ApprovalDecision, ...]] = ("approve", "reject")
+# An evaluation's case that says nothing about its approvals approves them all.
+DEFAULT_APPROVAL_DECISION: Final[ApprovalDecision] = "approve"
+
+
+@dataclass(frozen=True)
+class ScriptedApprovals:
+    """How approval nodes resolve in a run that must never reach people (an evaluation's
+    case): no request is created, the node fires at once as if decided (no comment).
+    `nodes` by node ID of the run's own graph, `default` for the others; an approval
+    inside a subflow, map or loop resolves as its calling node's entry says."""
+
+    default: ApprovalDecision = DEFAULT_APPROVAL_DECISION
+    nodes: dict[str, ApprovalDecision] = field(default_factory=dict)
+
+    def decision(self, node_id: str) -> ApprovalDecision:
+        return self.nodes.get(node_id, self.default)
+
+    def nested(self, node_id: str) -> ScriptedApprovals:
+        """For the run a subflow, map or loop node `node_id` starts."""
+        return ScriptedApprovals(self.decision(node_id))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"default": self.default, "nodes": dict(self.nodes)}
 
 
 @dataclass(frozen=True)
@@ -47,6 +72,8 @@ class RunRequest:
     secrets: list[str] = field(default_factory=list)
     secret_patterns: list[str] = field(default_factory=list)
     llm: LLMConfig = field(default_factory=LLMConfig)
+    # Set for an evaluation's runs: approvals resolve without asking anyone.
+    scripted_approvals: ScriptedApprovals | None = None
     # Tuning, mostly for tests: per-kind node timeouts overriding the registry,
     # the pause before a retry, and how often a pending approval is polled.
     node_timeouts: dict[str, float] = field(default_factory=dict)

@@ -2,7 +2,8 @@
 
 Nodes become ready when all their inbound edges have resolved. Ready nodes are
 decided in waves, each wave in node-id order: a node is skipped when no inbound
-edge carried a value (or, for join `all`, when one did not), otherwise it starts.
+edge carried a value (or, for join `all`, when one did not), or when it has no inbound
+edge and its kind never runs on nothing (approval); otherwise it starts.
 Pure components run inline; the others run as tasks, so independent branches
 overlap and their events interleave. Nodes made ready by a completion join the
 next wave, so nodes ready at the same time always start in node-id order.
@@ -24,12 +25,13 @@ from typing import Any
 from contracts.conversions import to_text
 from contracts.types import PortType
 from runner.budgets import BudgetExceeded, Budgets
+from runner.clock import Clock
 from runner.context import NodeContext, NodeOutput, RunContext
 from runner.events import EVENTS_LOST
 from runner.failures import ERROR_PORT_CODES, RETRYABLE, NodeFailure
 from runner.plan import NodeSpec, Plan
 from runner.redact import StreamRedactor
-from runner.state import RunState
+from runner.state import Arrival, RunState
 
 log = logging.getLogger(__name__)
 
@@ -110,9 +112,7 @@ class Scheduler:
 
     def _decide(self, spec: NodeSpec, ready: list[str]) -> Ending | None:
         arrivals = self.state.inputs(spec.id)
-        if spec.inbound and (not arrivals or (
-            spec.needs_all_inputs and len(arrivals) < len(spec.inbound)
-        )):
+        if _receives_nothing(spec, arrivals):
             self.emitter.event("node.skipped", node_id=spec.id)
             self.state.fire(spec, None, None, ready)
             if spec.id == self.stop_after:
@@ -137,7 +137,8 @@ class Scheduler:
             value, vtype = arrivals[0][2], arrivals[0][3]
         inputs = [(a[0], a[2], a[3]) for a in arrivals]
         if spec.inline is not None:
-            ctx = NodeContext(self.ctx, spec.id, spec.kind, spec.config, inputs)
+            ctx = NodeContext(self.ctx, spec.id, spec.kind, spec.config, self.budgets.clock,
+                              inputs)
             try:
                 out = spec.inline(ctx, value, vtype)
             except NodeFailure as failure:
@@ -183,9 +184,11 @@ class Scheduler:
         attempt = 1
         while True:
             stream = StreamRedactor(self.redactor) if spec.comp.streams else None
-            ctx = NodeContext(self.ctx, spec.id, spec.kind, spec.config, inputs, attempt, stream)
+            clock = Clock(timeout, parent=self.budgets.clock)
+            ctx = NodeContext(self.ctx, spec.id, spec.kind, spec.config, clock, inputs, attempt,
+                              stream)
             try:
-                async with asyncio.timeout(timeout):
+                async with clock.limit():
                     out = await component(ctx, value, vtype)
                 self.done.put_nowait((spec, out, None))
                 return
@@ -261,6 +264,14 @@ class Scheduler:
             task.cancel()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _receives_nothing(spec: NodeSpec, arrivals: list[Arrival]) -> bool:
+    """Whether the node is skipped: no inbound edge carried a value (for join `all`, one
+    did not), or it has no inbound edge at all and never runs on nothing (approval)."""
+    if not spec.inbound:
+        return spec.needs_value
+    return not arrivals or (spec.needs_all_inputs and len(arrivals) < len(spec.inbound))
 
 
 def _describe(exc: BaseException) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from runner.request import LLMConfig, RunRequest
+from runner.request import APPROVAL_DECISIONS, LLMConfig, RunRequest, ScriptedApprovals
 from runner.settings import LLM_BACKENDS, RunnerSettings
 from runner.task_seal import SealError, unseal
 
@@ -71,6 +71,7 @@ def parse_task(payload: dict[str, Any], settings: RunnerSettings) -> RunTask:
         subflow_hashes=_subflow_hashes(payload),
         secret_patterns=list(dict.fromkeys(patterns)),  # merged, in order, once each
         llm=_llm(payload, settings.llm),
+        scripted_approvals=_scripted_approvals(payload),
     )
     credential = task_secrets(payload, settings.token).credential
     callback_url = _required(payload, "callback_url", str)
@@ -95,6 +96,19 @@ def _list(payload: dict[str, Any], name: str, item_type: type) -> list[Any]:
     if not all(isinstance(item, item_type) for item in items):
         raise PayloadError(f"payload field {name!r} must be a list of {item_type.__name__}")
     return list(items)
+
+
+def _scripted_approvals(payload: dict[str, Any]) -> ScriptedApprovals | None:
+    """An evaluation's runs: how approvals resolve without people (else None)."""
+    found = _optional(payload, "scripted_approvals", dict)
+    if found is None:
+        return None
+    default, nodes = found.get("default"), found.get("nodes") or {}
+    if default not in APPROVAL_DECISIONS or not isinstance(nodes, dict) or not all(
+            isinstance(k, str) and v in APPROVAL_DECISIONS for k, v in nodes.items()):
+        raise PayloadError("payload field 'scripted_approvals' must hold a default decision "
+                           "and decisions by node ID (approve or reject)")
+    return ScriptedApprovals(default, dict(nodes))
 
 
 def _subflows(payload: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -17,6 +17,8 @@ from django.conf import settings
 from kionga.errors import APIError
 from kionga.redis_client import sync_redis
 from runner import protocol
+from runner.request import ScriptedApprovals
+from runner.task_limits import hard_time_limit
 from runner.task_seal import seal
 from runs import task_message
 from runs.event_keys import event_key
@@ -48,11 +50,13 @@ def release_capacity(*run_ids: str) -> None:
 
 def build_payload(run: Run, graph: dict[str, Any], history: list[dict[str, Any]],
                   credential: str, subflows: list[dict[str, Any]] | None = None, *,
-                  platform_llm: dict[str, str] | None = None) -> dict[str, Any]:
+                  platform_llm: dict[str, str] | None = None,
+                  scripted_approvals: ScriptedApprovals | None = None) -> dict[str, Any]:
     """The task; `subflows` are the artifacts of the versions the graph reaches
     (designs.versions.reached_versions): the runner checks each graph against its
     content_sha256 before any node runs. `platform_llm` ({backend, model}, a judge
-    run's) replaces the runner's own for `llm` nodes; never its server or key."""
+    run's) replaces the runner's own for `llm` nodes; never its server or key.
+    `scripted_approvals`: an evaluation's run."""
     run_id = str(run.pk)
     secrets = {"credential": credential, "event_key": event_key(run_id).hex()}
     return {
@@ -70,6 +74,7 @@ def build_payload(run: Run, graph: dict[str, Any], history: list[dict[str, Any]]
         "secret_patterns": list(settings.KIONGA_SECRET_PATTERNS),
         "llm": platform_llm,
         "sealed": seal(secrets, settings.KIONGA_AGENT_DESIGNER_RUNNER_TOKEN, run_id),
+        "scripted_approvals": scripted_approvals.to_json() if scripted_approvals else None,
         "callback_url": settings.KIONGA_AGENT_DESIGNER_CALLBACK_URL,
         "issued_at": datetime.now(UTC).isoformat(),
     }
@@ -77,11 +82,15 @@ def build_payload(run: Run, graph: dict[str, Any], history: list[dict[str, Any]]
 
 def send_run(celery_app: Celery, payload: dict[str, Any]) -> None:
     signature = protocol.sign(payload, settings.KIONGA_AGENT_DESIGNER_RUNNER_TOKEN)
+    # Long enough for every wait on a person the graph may make (the run's own clock
+    # stands still meanwhile), so a run waiting on an approval is never killed as wedged.
+    time_limit = hard_time_limit(payload["graph"], payload["subflows"])
     if celery_app.conf.broker_url == settings.REDIS_URL:
         # The usual deployment: one Redis call (runs/task_message.py).
-        task_message.publish(sync_redis(), payload, signature)
+        task_message.publish(sync_redis(), payload, signature, time_limit)
         return
     # A short argsrepr: Celery would otherwise build a repr of the whole graph for
     # every message header (and show the credential to anyone reading the broker).
     celery_app.send_task(protocol.TASK_NAME, args=[payload, signature], queue=protocol.QUEUE,
-                         argsrepr=f"(run {payload['run_id']})", kwargsrepr="{}")
+                         argsrepr=f"(run {payload['run_id']})", kwargsrepr="{}",
+                         time_limit=time_limit)

@@ -16,6 +16,7 @@ from designs.validation import check_runnable_revision
 from kionga import audit
 from kionga.celery import app as celery_app
 from kionga.errors import invalid_field
+from runner.request import ScriptedApprovals
 from runs import dispatch, quota, start_sql
 from runs.credentials import new_credential
 from runs.models import Run
@@ -94,9 +95,11 @@ def do_start_run(user: User, design: Design, request: StartRequest) -> Run:
 
 
 def start_target(user: User, target: Target, request: StartRequest,
-                 counting: quota.ThrottleCount | None = None) -> Run:
+                 counting: quota.ThrottleCount | None = None, *,
+                 scripted_approvals: ScriptedApprovals | None = None) -> Run:
     """Start `target` (`counting`: the request's API throttles, not counted yet: counted
-    with the slot, runs.quota.take_slot)."""
+    with the slot, runs.quota.take_slot). `scripted_approvals`: an evaluation's run,
+    whose approvals resolve without asking anyone (never set from a request body)."""
     check_stop_after(target.graph, request.stop_after)
     subflows = checked_subflows(target.design.project, target.graph)
     history = request.history if request.history is not None else session_history(
@@ -104,7 +107,8 @@ def start_target(user: User, target: Target, request: StartRequest,
     run_id = uuid.uuid4()
     try:
         quota.take_slot(str(run_id), target.design.project_id, counting)
-        return _store_and_send(user, target, request, run_id, history, subflows)
+        return _store_and_send(user, target, request, run_id, history, subflows,
+                               scripted_approvals)
     except quota.REDIS_ERRORS:
         # A Redis restart is a moment of unavailability, not a server error. A run
         # stored before the send failed ends `runner_lost` when its slot's lease runs out.
@@ -112,7 +116,8 @@ def start_target(user: User, target: Target, request: StartRequest,
 
 
 def _store_and_send(user: User, target: Target, request: StartRequest, run_id: uuid.UUID,
-                    history: list[dict[str, Any]], subflows: list[dict[str, Any]]) -> Run:
+                    history: list[dict[str, Any]], subflows: list[dict[str, Any]],
+                    scripted_approvals: ScriptedApprovals | None) -> Run:
     design = target.design
     try:
         run = Run(
@@ -133,7 +138,8 @@ def _store_and_send(user: User, target: Target, request: StartRequest, run_id: u
             "run.started", project=design.project, actor=user, target_type="run",
             target_id=run.pk, details=details))
         payload = dispatch.build_payload(run, target.graph, history, credential, subflows,
-                                         platform_llm=target.platform_llm)
+                                         platform_llm=target.platform_llm,
+                                         scripted_approvals=scripted_approvals)
         # At once in autocommit; after the caller's commit inside its transaction.
         transaction.on_commit(lambda: dispatch.send_run(celery_app, payload))
     except BaseException:

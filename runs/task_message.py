@@ -24,7 +24,8 @@ _ORIGIN: Final = f"gen{os.getpid()}@{socket.gethostname()}"
 _EMBED: Final = {"callbacks": None, "errbacks": None, "chain": None, "chord": None}
 
 
-def task_message(payload: dict[str, Any], signature: str) -> bytes:
+def task_message(payload: dict[str, Any], signature: str, time_limit: int) -> bytes:
+    """`time_limit`: the task's hard limit in seconds (runner/task_limits.py)."""
     task_id = str(uuid.uuid4())
     body = json.dumps([[payload, signature], {}, _EMBED]).encode("utf-8")
     # A short argsrepr: the message headers never show the graph or the sealed secrets.
@@ -36,7 +37,7 @@ def task_message(payload: dict[str, Any], signature: str) -> bytes:
         "headers": {
             "lang": "py", "task": protocol.TASK_NAME, "id": task_id, "shadow": None,
             "eta": None, "expires": None, "group": None, "group_index": None, "retries": 0,
-            "timelimit": [None, None], "root_id": task_id, "parent_id": None,
+            "timelimit": [None, time_limit], "root_id": task_id, "parent_id": None,
             "argsrepr": argsrepr, "kwargsrepr": "{}", "origin": _ORIGIN,
             "ignore_result": None, "replaced_task_nesting": 0, "stamped_headers": None,
             "stamps": {},
@@ -51,5 +52,6 @@ def task_message(payload: dict[str, Any], signature: str) -> bytes:
     return json.dumps(message).encode("utf-8")
 
 
-def publish(client: redis.Redis, payload: dict[str, Any], signature: str) -> None:
-    client.lpush(protocol.QUEUE, task_message(payload, signature))
+def publish(client: redis.Redis, payload: dict[str, Any], signature: str,
+            time_limit: int) -> None:
+    client.lpush(protocol.QUEUE, task_message(payload, signature, time_limit))

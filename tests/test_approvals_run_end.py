@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import transaction
 
 from approvals.actions import NewApproval, do_decide, do_request_approval
 from approvals.models import ApprovalRequest
 from kionga.errors import APIError
 from kionga.models import Project
 from runner import protocol
-from runs.lifecycle import apply_event, do_finish_run
-from runs.models import Run
+from tests.approvals_helpers import end
 from tests.internal_helpers import start_run
 
 NEW = NewApproval(node_id="ask", message="Ship it?", preview="", timeout_seconds=60)
@@ -26,12 +24,6 @@ ENDINGS = {
                                          code="runner_lost", message="gone"),
     "cancelled": protocol.ending_event("run.cancelled", 5, reason="cancelled"),
 }
-
-
-def end(run: Run, event: dict[str, object]) -> None:
-    with transaction.atomic():
-        run.save(update_fields=apply_event(run, event))
-        do_finish_run(run)
 
 
 @pytest.mark.parametrize("ending", sorted(ENDINGS))

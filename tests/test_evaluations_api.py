@@ -116,7 +116,8 @@ def test_it_lets_viewers_read_only_and_hides_it_from_other_tenants(
     assert reviewed.json()["review"]["status"] == "needs_changes"
     got = viewer.get(one).json()
     assert got["reviews"] == {"needs_changes": 1}
-    assert got["progress"] == {"done": 1, "total": 2} and got["status"] == "running"
+    assert (got["progress"]["done"], got["progress"]["total"], got["status"]) == (
+        1, 2, "running")
     audit = AuditEvent.objects.get(action="evaluation.case_reviewed")
     assert audit.actor == alice and audit.details["note"] == "Too terse."
 

@@ -67,7 +67,7 @@ def test_it_fails_judged_cases_under_the_mock_judge_and_passes_calls_only(
     assert "its run failed (node_error: boom)" in cases["c2"]["reason"]
     assert "expected calls did not complete: answer, output" in cases["c2"]["reason"]
     assert got["status"] == "completed" and got["passed"] is False
-    assert got["progress"] == {"done": 3, "total": 3}
+    assert got["progress"] == {"done": 3, "total": 3, "queued": 0, "in_flight": []}
     assert got["counts"] == {"total": 3, "passed": 1, "failed": 2, "cancelled": 0}
     assert got["judge"] == {"backend": "mock", "model": "llm",
                             "rubric_version": "kionga-rubric-1"}

@@ -8,7 +8,9 @@ short grace and takes the gateway's answer — a decision the gateway accepted j
 time wins, and the request never stays pending behind an expired run step. Only when
 the gateway cannot say within the grace does the node expire on its own. If the run
 is cancelled while waiting, the gateway cancels the request when it revokes the run's
-credential.
+credential. In a run given scripted approvals (an evaluation's case) it asks nobody
+and resolves at once as scripted. While it waits, the run's timeout_seconds (and every
+enclosing timeout) stands still: docs/decisions/run-clock-and-approval-waits.md.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from runner.components import implements
 from runner.components.prompt import substitute
 from runner.context import NodeContext, NodeOutput
 from runner.failures import NodeFailure
+from runner.request import ApprovalDecision
 
 # Seconds per "second" of timeout_seconds; tests shrink it to exercise expiry.
 SECOND = 1.0
@@ -35,6 +38,9 @@ GRACE_SECONDS = 5
 @implements("approval")
 async def run_approval(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
     text = to_text(value, vtype)
+    scripted = ctx.run.scripted_approvals
+    if scripted is not None:
+        return scripted_outcome(scripted.decision(ctx.node_id), text)
     message = substitute(ctx.setting("message"), text) or DEFAULT_MESSAGE
     timeout = ctx.int_setting("timeout_seconds")
     redactor = ctx.run.redactor
@@ -46,7 +52,10 @@ async def run_approval(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOut
         raise NodeFailure("node_error", "the approval request was not created")
     emitter = ctx.run.emitter
     emitter.event("approval.requested", node_id=ctx.node_id, approval_id=approval_id)
-    status, comment = await _wait(ctx, approval_id, time.monotonic() + timeout * SECOND)
+    # The wait is bounded by the approval's own timeout (and grace), not by the run's:
+    # the run's clocks stand still meanwhile (runner.clock).
+    with ctx.clock.waiting_for_a_person():
+        status, comment = await _wait(ctx, approval_id, time.monotonic() + timeout * SECOND)
     if status == "approved":
         port, reason, out = "approved", "approved", text
     elif status == "rejected":
@@ -56,6 +65,15 @@ async def run_approval(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOut
     emitter.event("approval.resolved", node_id=ctx.node_id, approval_id=approval_id,
                   port=port, reason=reason)
     return NodeOutput(port, out, reason=reason)
+
+
+def scripted_outcome(decision: ApprovalDecision, text: str) -> NodeOutput:
+    """A decision the run was given (an evaluation's case): no request, no wait, no
+    approval events; node.completed carries the port and the reason, as for a person's
+    decision without a comment."""
+    if decision == "approve":
+        return NodeOutput("approved", text, reason="approved")
+    return NodeOutput("rejected", "", reason="rejected")
 
 
 async def _wait(ctx: NodeContext, approval_id: str, deadline: float) -> tuple[str, str]:

@@ -22,7 +22,8 @@ from runner.failures import NodeFailure
 @implements("subflow")
 async def run_subflow(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
     version = ctx.required("subflow").strip()
-    outcome = await ctx.run.run_subflow(ctx.node_id, version, to_text(value, vtype))
+    outcome = await ctx.run.run_subflow(ctx.node_id, version, to_text(value, vtype),
+                                         ctx.clock)
     return NodeOutput("out", outcome.output, tokens=outcome.tokens)
 
 
@@ -55,7 +56,8 @@ async def run_map(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
 
     async def one(item: Any) -> tuple[str, int]:
         async with gate:
-            outcome = await ctx.run.run_subflow(ctx.node_id, version, item_text(item))
+            outcome = await ctx.run.run_subflow(ctx.node_id, version, item_text(item),
+                                                 ctx.clock)
             return outcome.output, outcome.tokens
 
     # gather keeps item order; the first failure cancels the rest.
@@ -88,7 +90,7 @@ async def run_loop(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput:
         port = "exhausted" if until and not check(until, text, "until") else "out"
         return NodeOutput(port, text, iterations=0)
     for iteration in range(1, limit + 1):
-        outcome = await ctx.run.run_subflow(ctx.node_id, version, text)
+        outcome = await ctx.run.run_subflow(ctx.node_id, version, text, ctx.clock)
         text, tokens = outcome.output, tokens + outcome.tokens
         if until and check(until, text, "until"):
             return NodeOutput("out", text, iterations=iteration, tokens=tokens)

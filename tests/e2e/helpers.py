@@ -6,6 +6,9 @@ import time
 from typing import Any
 
 from contracts.schemas import schema_errors
+
+# The e2e tests' gated design is declared with the approvals helpers.
+from tests.approvals_helpers import gated_graph as gated_graph
 from tests.e2e.conftest import Http
 
 FINAL = ("completed", "failed", "cancelled")
@@ -26,28 +29,6 @@ def approval_graph() -> dict[str, Any]:
             {"from": "input", "to": "gate"},
             {"from": "gate", "to": "model", "from_port": "approved"},
             {"from": "model", "to": "output"},
-        ],
-        "settings": {"timeout_seconds": 300},
-    }
-
-
-def gated_graph(timeout_seconds: str) -> dict[str, Any]:
-    """input → gate; approved → "sent: …", rejected → "held: <comment or reason>"."""
-    return {
-        "schema_version": 2,
-        "nodes": [
-            {"id": "input", "kind": "input"},
-            {"id": "gate", "kind": "approval",
-             "config": {"message": "Send {input}?", "timeout_seconds": timeout_seconds}},
-            {"id": "sent", "kind": "prompt", "config": {"template": "sent: {input}"}},
-            {"id": "held", "kind": "prompt", "config": {"template": "held: {input}"}},
-            {"id": "output", "kind": "output"},
-        ],
-        "edges": [
-            {"from": "input", "to": "gate"},
-            {"from": "gate", "to": "sent", "from_port": "approved"},
-            {"from": "gate", "to": "held", "from_port": "rejected"},
-            {"from": "sent", "to": "output"}, {"from": "held", "to": "output"},
         ],
         "settings": {"timeout_seconds": 300},
     }

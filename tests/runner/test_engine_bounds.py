@@ -11,7 +11,7 @@ import pytest
 from engine_kit import chain, run
 
 from contracts.registry import LIMITS
-from runner import budgets
+from runner import clock
 from runner.redact import TRUNCATED, Redactor, StreamRedactor
 
 TEXT_BYTES = LIMITS["model_text_bytes"]
@@ -74,10 +74,10 @@ def test_it_never_releases_half_a_secret_at_the_stream_limit() -> None:
 
 
 def test_it_stops_a_cpu_bound_run_at_its_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A clock that moves 0.3 s each time the budget looks at it: pure nodes never yield,
+    # A clock that moves 0.3 s each time the run looks at it: pure nodes never yield,
     # so only the check between nodes can notice the deadline.
     ticks = itertools.count()
-    monkeypatch.setattr(budgets, "monotonic", lambda: next(ticks) * 0.3)
+    monkeypatch.setattr(clock, "monotonic", lambda: next(ticks) * 0.3)
     middle: list[Any] = [(f"p{i:02}", "prompt", {"template": "{input}"}) for i in range(20)]
     done = run(chain(*middle, settings={"timeout_seconds": 1}))
     assert (done.terminal["reason"], done.terminal["budget"]) == ("timeout", "timeout_seconds")

@@ -1,7 +1,8 @@
 // Progressive enhancement of the approver UI: the pages work without this file.
 // - Counts each request's time left down every second (the server rendered the start).
 // - Refreshes the live parts of a page (elements with data-live-refresh="<seconds>"):
-//   new requests in the list, a waiting run's events; never while focus is inside one.
+//   new requests in the list, a pending request's state, a waiting run's events; never
+//   while focus is inside one or a comment is being written in it.
 (function () {
   "use strict";
 
@@ -32,12 +33,22 @@
     }
   }
 
-  // A region's content without the clocks (they tick here and differ from the server's).
+  // A region's content without the clocks (they tick here and differ from the server's)
+  // and without CSRF tokens (masked afresh on every page).
   function signature(element) {
     var copy = element.cloneNode(true);
     var clocks = copy.querySelectorAll("[data-expires-at]");
     for (var i = 0; i < clocks.length; i++) { clocks[i].textContent = ""; }
+    var tokens = copy.querySelectorAll("input[name=csrfmiddlewaretoken]");
+    for (var j = 0; j < tokens.length; j++) { tokens[j].removeAttribute("value"); }
     return copy.innerHTML;
+  }
+
+  // Someone wrote into a field of the region: never swap their words away.
+  function hasDraft(element) {
+    var fields = element.querySelectorAll("textarea");
+    for (var i = 0; i < fields.length; i++) { if (fields[i].value) { return true; } }
+    return false;
   }
 
   function refresh(region) {
@@ -46,7 +57,7 @@
     window.setTimeout(function () {
       var current = document.getElementById(region.id);
       if (!current || !current.hasAttribute("data-live-refresh")) { return; }
-      if (document.hidden || current.contains(document.activeElement)) {
+      if (document.hidden || current.contains(document.activeElement) || hasDraft(current)) {
         refresh(current);
         return;
       }

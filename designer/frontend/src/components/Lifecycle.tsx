@@ -16,10 +16,15 @@ interface Props {
 
 interface Case { id?: string; name: string; input: string }
 interface Fixtures { revision: number; cases: Case[] }
-interface Evaluation {
+export interface InFlight {
+  case_id: string; name: string; stage: "run" | "judge"; run_id: string | null;
+  run_status: string | null; nodes: string[];
+}
+export interface Evaluation {
   id: string; revision: number | null; gate: boolean; status: string; passed: boolean | null;
   all_cases?: boolean; design_cases?: number | null;
-  content_sha256: string; progress: { done: number; total: number };
+  content_sha256: string;
+  progress: { done: number; total: number; queued?: number; in_flight?: InFlight[] };
   counts: { total: number; passed: number; failed: number; cancelled: number };
   error?: { message?: string } | null;
   cases?: { case_id: string; name: string; status: string; reason?: string | null }[];
@@ -228,7 +233,24 @@ export function Lifecycle({ design, dirty, canEdit, onDesign }: Props) {
   );
 }
 
-function EvaluationView({ evaluation: e, revision }: { evaluation: Evaluation; revision: number }) {
+// What a running evaluation waits on, in words: each case in flight and where its run is.
+export function waitingOn(e: Evaluation): string[] {
+  if (!ACTIVE.has(e.status)) return [];
+  const lines = (e.progress.in_flight ?? []).map((c) => {
+    const what = c.stage === "judge" ? "judging" : "running";
+    const run = c.run_id ? ` (run ${c.run_id.slice(0, 8)})` : "";
+    if (c.run_status === "waiting") {
+      return `Case "${c.name}" waits for a person at ${c.nodes.join(", ") || "an approval"}${run}.`;
+    }
+    if (!c.nodes.length) return `Case "${c.name}": ${what}, waiting for the runner to start it${run}.`;
+    return `Case "${c.name}": ${what} ${c.nodes.join(", ")}${run}.`;
+  });
+  const queued = e.progress.queued ?? 0;
+  if (queued) lines.push(`${queued} case${queued === 1 ? "" : "s"} waiting for a runner slot.`);
+  return lines;
+}
+
+export function EvaluationView({ evaluation: e, revision }: { evaluation: Evaluation; revision: number }) {
   const failed = (e.cases ?? []).filter((c) => c.status === "failed");
   const verdict = ACTIVE.has(e.status) ? e.status
     : e.status === "completed" ? (e.passed ? "passed" : "failed") : e.status;
@@ -243,6 +265,11 @@ function EvaluationView({ evaluation: e, revision }: { evaluation: Evaluation; r
       <progress max={Math.max(e.progress.total, 1)} value={e.progress.done}
                 aria-label={`${e.progress.done} of ${e.progress.total} cases done`} />
       <div className="small">{e.progress.done}/{e.progress.total} done · {e.counts.passed} passed · {e.counts.failed} failed{e.counts.cancelled ? ` · ${e.counts.cancelled} cancelled` : ""}</div>
+      {waitingOn(e).length > 0 && (
+        <ul className="small muted" data-testid="evaluation-waiting">
+          {waitingOn(e).map((line) => <li key={line}>{line}</li>)}
+        </ul>
+      )}
       {e.error?.message && <p className="issue error small">{e.error.message}</p>}
       {failed.length > 0 && (
         <ul className="small">{failed.slice(0, 5).map((c) => <li key={c.case_id}>{c.name}: {c.reason ?? "failed"}</li>)}</ul>
