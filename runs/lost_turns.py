@@ -3,10 +3,12 @@
 A turn is opened and reported by the agent runtime (runs/agent_turns.py); a pod killed,
 evicted or cut off from the gateway in between never reports, and its turn would stay
 `running` forever — a request the metrics count but never end. The engine ends every
-turn within its graph's `timeout_seconds` (approval waits included), and the runtime
-then reports within its HTTP client's timeout; so past `started_at + timeout_seconds +
-GRACE` nobody will report the turn. The beat worker's sweep (`runs.end_lost_turns`)
-ends such a turn with status `failed`, error code `turn_lost`, like the reaper ends a
+turn within its graph's `timeout_seconds` plus the longest its approvals can keep it
+waiting for people (the run's clock stands still meanwhile: runner.clock, and
+runner.task_limits.person_waits bounds those waits), and the runtime then reports within
+its HTTP client's timeout; so past that deadline plus GRACE nobody will report the turn.
+The beat worker's sweep (`runs.end_lost_turns`) ends such a turn with status `failed`,
+error code `turn_lost`, like the reaper ends a
 run whose runner is gone: in the same transaction its pending approvals are cancelled,
 its rollups count it (an error), and the end is audited (`run.finished`).
 
@@ -26,6 +28,7 @@ from contracts.registry import SETTINGS_RANGES
 from designs.models import Version
 from kionga.errors import ErrorCode
 from runner.budgets import setting
+from runner.task_limits import person_waits
 from runs.lifecycle import do_finish_runs
 from runs.models import ACTIVE_STATUSES, Run
 
@@ -42,11 +45,15 @@ CANDIDATES: Final = 5_000
 _SHORTEST: Final = timedelta(seconds=SETTINGS_RANGES["timeout_seconds"][0])
 
 
-def turn_deadline(started_at: datetime, graph_settings: object) -> datetime:
-    """When a turn of a graph with these settings is lost if still unreported."""
-    settings = graph_settings if isinstance(graph_settings, dict) else {}
-    timeout = setting(settings, "timeout_seconds")
-    return started_at + timedelta(seconds=timeout) + GRACE
+def turn_deadline(started_at: datetime, artifact: object) -> datetime:
+    """When a turn of the version with this artifact is lost if still unreported."""
+    artifact = artifact if isinstance(artifact, dict) else {}
+    graph = artifact.get("graph") if isinstance(artifact.get("graph"), dict) else {}
+    settings = graph.get("settings") if isinstance(graph.get("settings"), dict) else {}
+    subflows = {entry["version_id"]: entry["graph"] for entry in artifact.get("subflows") or []
+                if isinstance(entry, dict) and "version_id" in entry and "graph" in entry}
+    seconds = setting(settings, "timeout_seconds") + person_waits(graph, subflows)
+    return started_at + timedelta(seconds=seconds) + GRACE
 
 
 def overdue_turns(now: datetime) -> list[str]:
@@ -55,16 +62,15 @@ def overdue_turns(now: datetime) -> list[str]:
         agent__isnull=False, status__in=ACTIVE_STATUSES,
         started_at__lte=now - _SHORTEST - GRACE,
     ).order_by("started_at").values_list("pk", "version_id", "started_at")[:CANDIDATES])
-    settings = _graph_settings({version_id for _, version_id, _ in open_turns})
+    artifacts = _artifacts({version_id for _, version_id, _ in open_turns})
     return [str(pk) for pk, version_id, started_at in open_turns
             if started_at is not None  # filtered above; the column is nullable for runs
-            and turn_deadline(started_at, settings.get(version_id)) <= now][:SWEEP_BATCH]
+            and turn_deadline(started_at, artifacts.get(str(version_id))) <= now][:SWEEP_BATCH]
 
 
-def _graph_settings(version_ids: set[str]) -> dict[str, object]:
-    """Each version's graph settings, read from its artifact (not the whole artifact)."""
-    rows = Version.objects.filter(pk__in=version_ids).values_list(
-        "pk", "artifact__graph__settings")
+def _artifacts(version_ids: set[str]) -> dict[str, object]:
+    """Each open turn's version artifact (its graph and the versions it reaches), once."""
+    rows = Version.objects.filter(pk__in=version_ids).values_list("pk", "artifact")
     return {str(pk): value for pk, value in rows}
 
 

@@ -19,6 +19,7 @@ from deployments.models import Agent
 from designs.models import Version
 from kionga.celery import app
 from kionga.models import AuditEvent, Project
+from runner.task_limits import person_waits
 from runs.agent_turns import TurnReport, do_open_turn, do_report_turn
 from runs.lost_turns import GRACE, MESSAGE, TURN_LOST, do_end_lost_turns
 from runs.models import Run
@@ -130,3 +131,24 @@ def test_operations_count_a_lost_turn_as_an_error(api: Api, carol: User, bob: Us
     assert (ended["requests"], ended["errors"], ended["success_rate"]) == (2, 1, 0.5)
     overview = viewer.get(f"/api/v1/agent-designs/overview?project_id={acme.pk}").json()
     assert overview["failures_by_reason"] == {TURN_LOST: 1}
+
+
+def test_a_turn_waiting_on_a_person_is_not_lost_before_its_approval_can_end(
+        carol: User, acme: Project) -> None:
+    # The run's clock stands still while an approval waits (runner.clock), so a turn of
+    # this graph may rightly run 60 s plus the approval's 200 s wait and its grace.
+    graph = linear({"id": "gate", "kind": "approval",
+                    "config": {"message": "ok?", "timeout_seconds": "200"}})
+    for edge in graph["edges"]:
+        if edge["from"] == "gate":
+            edge["from_port"] = "approved"
+    version = published(carol, acme, graph)
+    agent = agent_of(version, "agent-approval")
+    waits = person_waits(version.artifact["graph"], {})
+    assert waits > 200
+    waiting = _opened(agent, version, _late(60))  # past a graph without approvals' deadline
+    lost = _opened(agent, version, _late(60) + waits)
+
+    assert do_end_lost_turns() == 1
+    assert Run.objects.get(pk=waiting.pk).status == "running"
+    assert Run.objects.get(pk=lost.pk).error == {"code": TURN_LOST, "message": MESSAGE}
