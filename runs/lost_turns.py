@@ -19,7 +19,7 @@ turn stays as the gateway ended it and is counted once.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Final
+from typing import Any, Final
 
 from django.db import transaction
 from django.utils import timezone
@@ -48,12 +48,16 @@ _SHORTEST: Final = timedelta(seconds=SETTINGS_RANGES["timeout_seconds"][0])
 def turn_deadline(started_at: datetime, artifact: object) -> datetime:
     """When a turn of the version with this artifact is lost if still unreported."""
     artifact = artifact if isinstance(artifact, dict) else {}
-    graph = artifact.get("graph") if isinstance(artifact.get("graph"), dict) else {}
-    settings = graph.get("settings") if isinstance(graph.get("settings"), dict) else {}
+    graph = _mapping(artifact.get("graph"))
+    settings = _mapping(graph.get("settings"))
     subflows = {entry["version_id"]: entry["graph"] for entry in artifact.get("subflows") or []
                 if isinstance(entry, dict) and "version_id" in entry and "graph" in entry}
     seconds = setting(settings, "timeout_seconds") + person_waits(graph, subflows)
     return started_at + timedelta(seconds=seconds) + GRACE
+
+
+def _mapping(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def overdue_turns(now: datetime) -> list[str]:
