@@ -11,11 +11,11 @@ from pathlib import Path
 
 import dj_database_url
 from csp.constants import NONE, SELF, UNSAFE_INLINE
-from django.http import HttpRequest
 
 from contracts.registry import CEILINGS
 from kionga import quantities
 from kionga.api_tags import TAGS as API_TAGS
+from kionga.proxies import trusted_proxies
 from runner.env import Env
 from runner.redact import DEFAULT_SECRET_PATTERNS
 
@@ -94,18 +94,16 @@ AUTHENTICATION_BACKENDS = [
 ]
 
 
-def _client_ip(request: HttpRequest) -> str | None:
-    # REMOTE_ADDR only: uvicorn sets it from X-Forwarded-For of trusted proxies
-    # (--forwarded-allow-ips); trusting the header here would let anyone pick an IP.
-    return request.META.get("REMOTE_ADDR")
-
+# Proxies whose X-Forwarded-For names the client (kionga.proxies): addresses or
+# networks; empty = trust none, the client is the connection's peer.
+KIONGA_TRUSTED_PROXIES = trusted_proxies(env.strings("KIONGA_TRUSTED_PROXIES"))
 
 # Admin login failures (django-axes): after KIONGA_LOGIN_FAILURE_LIMIT failures for a
 # user name, or from an address, that name (address) is locked for the cool-off.
 AXES_FAILURE_LIMIT = env.integer("KIONGA_LOGIN_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.integer("KIONGA_LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
-AXES_CLIENT_IP_CALLABLE = _client_ip
+AXES_CLIENT_IP_CALLABLE = "kionga.proxies.client_address"
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
 
