@@ -23,6 +23,7 @@ from django.test import Client
 from kionga import throttles
 from kionga.proxies import trusted_proxies
 from kionga.redis_client import sync_redis
+from kionga.sign_in import forget_failures
 from runner.env import EnvError
 from tests.stack import free_port
 from tests.test_platform_request_limits import ROOT, database_url, procfile_line
@@ -75,7 +76,15 @@ def failed_sign_in_address(base: str, forwarded_for: str) -> str:
     return str(attempt.ip_address)
 
 
+@pytest.fixture
+def counted_addresses() -> Iterator[None]:
+    yield
+    for address in ("127.0.0.1", CLIENT, FRAMED):
+        forget_failures(address)
+
+
 @pytest.mark.django_db(transaction=True)  # the listener has its own connection
+@pytest.mark.usefixtures("counted_addresses")
 def test_the_listener_believes_x_forwarded_for_only_from_a_trusted_proxy() -> None:
     with gateway("") as base:  # the default: trust none
         assert failed_sign_in_address(base, CLIENT) == "127.0.0.1"
