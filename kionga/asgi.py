@@ -5,7 +5,8 @@ a thread. Every other request is plain request/response work, served by Django's
 WSGI handler in a worker thread (a2wsgi): one thread hop per request instead of
 Django's ASGI path, which costs several hops and ~2 ms more for each sync view.
 Before either, the apps' hot routes (kionga.hot_routes: starting a run, opening its
-stream) are served as plain ASGI.
+stream) are served as plain ASGI. Outermost, the client's address is taken from
+X-Forwarded-For when a trusted proxy sent it (kionga.proxies, KIONGA_TRUSTED_PROXIES).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from django.core.wsgi import get_wsgi_application
 
 from kionga import hot_routes
 from kionga.http_limits import RequestLimits
+from kionga.proxies import behind_trusted_proxies
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kionga.settings")
 
@@ -51,4 +53,6 @@ async def dispatch(scope: dict[str, Any], receive: Any, send: Any) -> None:
 
 
 # Body size, chunked bodies and header count, before either handler (kionga.http_limits).
-application = RequestLimits(dispatch, settings.KIONGA_MAX_BODY_BYTES)  # type: ignore[arg-type]
+application = behind_trusted_proxies(
+    RequestLimits(dispatch, settings.KIONGA_MAX_BODY_BYTES),  # type: ignore[arg-type]
+    settings.KIONGA_TRUSTED_PROXIES)

@@ -28,6 +28,7 @@ from redis.exceptions import RedisError
 from rest_framework import exceptions, throttling
 from rest_framework.request import Request
 
+from kionga.proxies import client_address
 from kionga.redis_client import sync_redis
 
 logger = logging.getLogger(__name__)
@@ -155,4 +156,7 @@ class AnonThrottle(WindowThrottle):
 
     def caller(self, request: Request) -> str | None:
         user = request.user
-        return None if user is not None and user.is_authenticated else self.get_ident(request)
+        if user is not None and user.is_authenticated:
+            return None
+        # Not DRF's get_ident: it would take any X-Forwarded-For a client sends.
+        return client_address(request) or "unknown"

@@ -24,8 +24,9 @@ import redis
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
 RUNNER_TOKEN = "e2e-runner-token-0123456789abcdef"
-# As in the Procfile: httptools, with the bound on a request's head that h11 had built in.
-HTTP_LIMITS = ["--http", "kionga.http_protocol:BoundedHttpToolsProtocol"]
+# As in the Procfile: httptools, with the bound on a request's head that h11 had built in;
+# X-Forwarded-For only from KIONGA_TRUSTED_PROXIES (kionga.proxies), never uvicorn's default.
+HTTP_LIMITS = ["--no-proxy-headers", "--http", "kionga.http_protocol:BoundedHttpToolsProtocol"]
 
 
 def free_port() -> int:

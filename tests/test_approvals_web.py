@@ -16,6 +16,7 @@ from approvals.models import ApprovalRequest
 from kionga.models import AuditEvent, Project
 from runs.models import RunEvent
 from tests.approvals_helpers import pending, waiting_run
+from tests.sign_in_helpers import SHARED, clean_addresses  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db
 
@@ -96,11 +97,12 @@ def test_people_who_are_not_ops_staff_sign_in_with_a_csrf_protected_form(
 
 
 @pytest.mark.allow_output  # django-axes logs failures and the lockout
+@pytest.mark.usefixtures("clean_addresses")
 def test_sign_in_failures_lock_the_user_name_as_the_admin_does(carol: User,
                                                                settings: Any) -> None:
     def sign_in(password: str) -> int:
         return Client().post("/approvals/sign-in/", {"username": "carol", "password": password},
-                             REMOTE_ADDR="10.0.0.7").status_code
+                             REMOTE_ADDR=SHARED).status_code
 
     limit = settings.AXES_FAILURE_LIMIT = 2  # the count is the admin's test's business
     assert [sign_in("wrong") for _ in range(limit)] == [200] * (limit - 1) + [429]

@@ -25,6 +25,7 @@ from tests.docker_kit import (
     GATEWAY_SECRETS,
     IMAGE_DEFAULTS,
     PROCFILE_SERVICES,
+    ROOT,
     RUNNER_DOCKERFILE,
     RUNNER_ENV_ALLOWED,
     SECRET_NAME,
@@ -379,3 +380,16 @@ def test_it_keeps_postgres_inside_the_backend_network() -> None:
     assert networks["backend"].get("internal") is True
     assert not service(compose, "postgres").get("ports")
     assert not service(compose, "redis").get("ports")
+
+
+def test_the_listeners_believe_x_forwarded_for_only_from_the_trusted_proxies() -> None:
+    # uvicorn's own proxy handling is off (it trusts 127.0.0.1 unless told otherwise);
+    # kionga.proxies applies KIONGA_TRUSTED_PROXIES, which every gateway process gets
+    # from the host's environment, empty (trust none) by default.
+    for process in ("gateway", "internal"):
+        assert "--no-proxy-headers" in procfile()[process].split(), process
+    env = env_of(service(load_compose(), "gateway"))
+    assert env["KIONGA_TRUSTED_PROXIES"] == "${KIONGA_TRUSTED_PROXIES:-}"
+    demo = (ROOT / "bin" / "demo").read_text(encoding="utf-8")
+    assert 'export KIONGA_TRUSTED_PROXIES="${KIONGA_TRUSTED_PROXIES-}"' in demo
+    assert "honcho start -f Procfile" in demo  # the demo runs the Procfile's lines

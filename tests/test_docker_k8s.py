@@ -206,3 +206,13 @@ def test_the_agents_namespace_is_bounded(rendered: list[dict[str, Any]], setting
     assert hard["requests.cpu"] >= parse_quantity(config["KIONGA_PROJECT_MAX_AGENT_CPU"])
     assert hard["requests.memory"] >= parse_quantity(config["KIONGA_PROJECT_MAX_AGENT_MEMORY"])
     assert hard["services.loadbalancers"] == hard["services.nodeports"] == 0
+
+
+def test_the_gateway_is_told_which_proxies_to_believe(rendered: list[dict[str, Any]]) -> None:
+    # The Ingress controller is the proxy; empty until the operator names its pods'
+    # network (kionga.proxies): no client can pick its address by a header.
+    config = by_kind(rendered, "ConfigMap")["kionga-config"]
+    assert config["data"]["KIONGA_TRUSTED_PROXIES"] == ""
+    [gateway] = pod_specs(rendered)["gateway"]["containers"]
+    assert {"configMapRef": {"name": "kionga-config"}} in gateway["envFrom"]
+    assert "--no-proxy-headers" in unwrap_command(gateway["command"]).split()

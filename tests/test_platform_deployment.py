@@ -1,7 +1,7 @@
 """Deployment hygiene: the README's production settings pass `check --deploy` with no
 warning; no "*" host by default; HSTS and a CSP on HTML pages; the API docs load
-their JavaScript from our static files; admin logins are locked after failures, per
-user name and per address."""
+their JavaScript from our static files. (Sign-in lockouts:
+tests/test_platform_sign_in_lockout.py.)"""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 from django.conf import settings
-from django.contrib.auth.models import User
 from django.contrib.staticfiles import finders
 from django.test import Client
 
@@ -97,28 +96,3 @@ def test_the_api_docs_load_only_our_own_static_files() -> None:
     [src] = re.findall(r'<script src="([^"]+)"', page)
     assert src.startswith("/" + settings.STATIC_URL.strip("/") + "/"), src
     assert finders.find(src.split(settings.STATIC_URL.strip("/") + "/", 1)[1]), src
-
-
-def login(client: Client, username: str, password: str, address: str) -> Any:
-    return client.post("/admin/login/?next=/admin/",
-                       {"username": username, "password": password}, REMOTE_ADDR=address)
-
-
-@pytest.mark.django_db
-@pytest.mark.allow_output  # failures and lockouts are logged
-def test_admin_logins_are_locked_per_user_name_and_per_address() -> None:
-    User.objects.create_superuser("ops", "ops@example.com", "ops-password")
-    User.objects.create_superuser("ops2", "ops2@example.com", "ops2-password")
-    client = Client()
-    limit = settings.AXES_FAILURE_LIMIT
-    assert login(client, "ops", "ops-password", "10.0.0.9").status_code == 302  # works
-    Client().post("/admin/logout/")
-    statuses = [login(Client(), "ops", "wrong", "10.0.0.1").status_code for _ in range(limit)]
-    assert statuses == [200] * (limit - 1) + [429]  # the last allowed failure locks
-    # The user name is locked, from any address, even with the right password.
-    assert login(Client(), "ops", "ops-password", "10.0.0.2").status_code == 429
-    # One address trying many names is locked too.
-    for index in range(limit):
-        login(Client(), f"guess{index}", "wrong", "10.0.0.3")
-    assert login(Client(), "ops2", "ops2-password", "10.0.0.3").status_code == 429
-    assert login(Client(), "ops2", "ops2-password", "10.0.0.4").status_code == 302
