@@ -52,10 +52,26 @@ class KiongaGroup(click.Group):
         sys.exit(code if isinstance(code, int) else 0)
 
 
+TOKEN_ARGUMENT_REFUSED = (
+    "--token is not taken: a token on the command line shows in `ps` and in shell "
+    "history. Set KIONGA_TOKEN, or give --token-file PATH (or KIONGA_TOKEN_FILE): a file "
+    "only you can read (chmod 600).")
+
+
+def refuse_token_argument(ctx: click.Context, param: click.Parameter,
+                          value: str | None) -> None:
+    if value is not None:
+        raise click.UsageError(TOKEN_ARGUMENT_REFUSED, ctx)
+
+
 def connection_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--url and --token-file; a --token VALUE is refused (see TOKEN_ARGUMENT_REFUSED)."""
     for option in (
         click.option("--url", envvar="KIONGA_URL", help="Gateway URL (KIONGA_URL)."),
-        click.option("--token", envvar="KIONGA_TOKEN", help="API token (KIONGA_TOKEN)."),
+        click.option("--token-file", help="A file holding the API token, readable by you "
+                     "alone (KIONGA_TOKEN_FILE); without it, KIONGA_TOKEN."),
+        click.option("--token", hidden=True, expose_value=False, is_eager=True,
+                     callback=refuse_token_argument),
     ):
         command = option(command)
     return command
@@ -65,10 +81,13 @@ def common(command_name: str) -> Callable[[Handler], Callable[..., NoReturn]]:
     """The options every command has, and the envelope around its result."""
 
     def decorate(fn: Handler) -> Callable[..., NoReturn]:
-        def command(ctx: click.Context, as_json: bool, url: str | None, token: str | None,
-                    **kwargs: Any) -> NoReturn:
+        def command(ctx: click.Context, as_json: bool, url: str | None,
+                    token_file: str | None, **kwargs: Any) -> NoReturn:
             out = Out(as_json)
-            gw = Gateway(Settings.from_env(url, token))
+            try:
+                gw = Gateway(Settings.from_env(url, token_file))
+            except KiongaError as error:
+                finish(ctx, out, command_name, error=error)
             try:
                 result = fn(gw=gw, out=out, **kwargs)
             except KiongaError as error:
@@ -410,11 +429,16 @@ def approvals_list(gw: Gateway, out: Out, status: str, project: int | None,
 
 @cli.command()
 @connection_options
-def mcp(url: str | None, token: str | None) -> None:
+def mcp(url: str | None, token_file: str | None) -> None:
     """Serve the same operations as MCP tools over stdio."""
     from kionga_client.mcp_server import serve
 
-    serve(Settings.from_env(url, token))
+    try:
+        settings = Settings.from_env(url, token_file)
+    except KiongaError as error:
+        show_error(Out(as_json=False), error)
+        sys.exit(error.exit_code)
+    serve(settings)
 
 
 def main() -> None:
