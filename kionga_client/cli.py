@@ -7,7 +7,6 @@ It never asks for input without a terminal."""
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -32,34 +31,63 @@ class KiongaGroup(click.Group):
              complete_var: str | None = None, standalone_mode: bool = True,
              **extra: Any) -> NoReturn:
         argv = list(sys.argv[1:] if args is None else args)
+        out = Out("--json" in argv)
         try:
             code = super().main(argv, prog_name or "kionga", complete_var,
                                 standalone_mode=False, **extra)
         except click.exceptions.Abort:  # Ctrl+C outside a followed run
-            if "--json" in argv:
+            if out.as_json:
                 command = next((a for a in argv if not a.startswith("-")), "kionga")
-                click.echo(json.dumps(envelope.failure(command, KiongaError(
-                    "INTERRUPTED", "Interrupted."))))
+                out.envelope(envelope.failure(command, KiongaError(
+                    "INTERRUPTED", "Interrupted.")))
             code = 130
         except click.ClickException as exc:
             command = next((a for a in argv if not a.startswith("-")), "kionga")
-            if "--json" in argv:
-                error = KiongaError("USAGE", exc.format_message())
-                click.echo(json.dumps(envelope.failure(command, error)))
+            if out.as_json:
+                out.envelope(envelope.failure(command, KiongaError(
+                    "USAGE", exc.format_message())))
             else:
-                exc.show()
+                out.usage_error(exc)
             code = 2
         sys.exit(code if isinstance(code, int) else 0)
+
+
+TOKEN_ARGUMENT_REFUSED = (
+    "--token is not taken: a token on the command line shows in `ps` and in shell "
+    "history. Set KIONGA_TOKEN, or give --token-file PATH (or KIONGA_TOKEN_FILE): a file "
+    "only you can read (chmod 600).")
+
+
+def refuse_token_argument(ctx: click.Context, param: click.Parameter,
+                          value: str | None) -> None:
+    if value is not None:
+        raise click.UsageError(TOKEN_ARGUMENT_REFUSED, ctx)
+
+
+def connection_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--url and --token-file; a --token VALUE is refused (see TOKEN_ARGUMENT_REFUSED)."""
+    for option in (
+        click.option("--url", envvar="KIONGA_URL", help="Gateway URL (KIONGA_URL)."),
+        click.option("--token-file", help="A file holding the API token, readable by you "
+                     "alone (KIONGA_TOKEN_FILE); without it, KIONGA_TOKEN."),
+        click.option("--token", hidden=True, expose_value=False, is_eager=True,
+                     callback=refuse_token_argument),
+    ):
+        command = option(command)
+    return command
 
 
 def common(command_name: str) -> Callable[[Handler], Callable[..., NoReturn]]:
     """The options every command has, and the envelope around its result."""
 
     def decorate(fn: Handler) -> Callable[..., NoReturn]:
-        def command(ctx: click.Context, as_json: bool, url: str | None, token: str | None,
-                    **kwargs: Any) -> NoReturn:
+        def command(ctx: click.Context, as_json: bool, url: str | None,
+                    token_file: str | None, **kwargs: Any) -> NoReturn:
             out = Out(as_json)
-            gw = Gateway(Settings.from_env(url, token))
+            try:
+                gw = Gateway(Settings.from_env(url, token_file))
+            except KiongaError as error:
+                finish(ctx, out, command_name, error=error)
             try:
                 result = fn(gw=gw, out=out, **kwargs)
             except KiongaError as error:
@@ -69,15 +97,9 @@ def common(command_name: str) -> Callable[[Handler], Callable[..., NoReturn]]:
             finish(ctx, out, command_name, result=result)
 
         command.__name__, command.__doc__ = fn.__name__, fn.__doc__
-        options = [
-            click.option("--json", "as_json", is_flag=True,
-                         help="Print one kionga/1 JSON envelope on stdout."),
-            click.option("--url", envvar="KIONGA_URL", help="Gateway URL (KIONGA_URL)."),
-            click.option("--token", envvar="KIONGA_TOKEN", help="API token (KIONGA_TOKEN)."),
-        ]
-        decorated: Callable[..., NoReturn] = click.pass_context(command)
-        for option in options:
-            decorated = option(decorated)
+        decorated: Callable[..., NoReturn] = connection_options(click.option(
+            "--json", "as_json", is_flag=True,
+            help="Print one kionga/1 JSON envelope on stdout.")(click.pass_context(command)))
         return decorated
 
     return decorate
@@ -86,9 +108,8 @@ def common(command_name: str) -> Callable[[Handler], Callable[..., NoReturn]]:
 def finish(ctx: click.Context, out: Out, command: str, *, result: ops.Result | None = None,
            error: KiongaError | None = None) -> NoReturn:
     if out.as_json:
-        body = (envelope.failure(command, error) if error is not None
-                else envelope.success(command, result or ops.Result(None)))
-        click.echo(json.dumps(body, ensure_ascii=False))
+        out.envelope(envelope.failure(command, error) if error is not None
+                     else envelope.success(command, result or ops.Result(None)))
     elif error is not None:
         show_error(out, error)
     else:
@@ -115,13 +136,6 @@ def follow_run(ctx: click.Context, gw: Gateway, out: Out, command: str, design_i
         finish(ctx, out, command, error=KiongaError(
             "INTERRUPTED", f"Interrupted while following run {run_id}.", hint=hint,
             data={"run_id": run_id, "design_id": design_id}))
-
-
-def confirm(out: Out, question: str) -> bool:
-    """Asks only a person at a terminal; anything else is a no."""
-    if out.as_json or not sys.stdin.isatty():
-        return False
-    return click.confirm(question, default=False, err=True)
 
 
 # --- commands --------------------------------------------------------------------------------
@@ -260,7 +274,7 @@ def run(gw: Gateway, out: Out, design_id: str, text: str, version: int | None, y
         if version is None and not allow_side_effects:
             raise KiongaError("CONFIRMATION_REQUIRED", f"This graph has side effects ({what}); "
                               "pass --allow-side-effects --yes to run it.", data=plan)
-        if not yes and not confirm(out, f"Run with side effects: {what}?"):
+        if not yes and not out.agrees(f"Run with side effects: {what}?"):
             raise KiongaError("CONFIRMATION_REQUIRED", f"Side effects not confirmed ({what}); "
                               "pass --yes.", data=plan)
     events = None
@@ -414,13 +428,17 @@ def approvals_list(gw: Gateway, out: Out, status: str, project: int | None,
 
 
 @cli.command()
-@click.option("--url", envvar="KIONGA_URL", help="Gateway URL (KIONGA_URL).")
-@click.option("--token", envvar="KIONGA_TOKEN", help="API token (KIONGA_TOKEN).")
-def mcp(url: str | None, token: str | None) -> None:
+@connection_options
+def mcp(url: str | None, token_file: str | None) -> None:
     """Serve the same operations as MCP tools over stdio."""
     from kionga_client.mcp_server import serve
 
-    serve(Settings.from_env(url, token))
+    try:
+        settings = Settings.from_env(url, token_file)
+    except KiongaError as error:
+        show_error(Out(as_json=False), error)
+        sys.exit(error.exit_code)
+    serve(settings)
 
 
 def main() -> None:

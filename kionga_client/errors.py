@@ -25,7 +25,8 @@ CODES: dict[str, tuple[int, bool, str]] = {
     "SCHEMA_TOO_NEW": (5, False, "Save the graph with schema_version 2."),
     "GATEWAY_UNREACHABLE": (6, True, "Check KIONGA_URL and that the gateway is up; "
                                      "retry later."),
-    "AUTH_REFUSED": (6, False, "Check KIONGA_TOKEN: the gateway refused it."),
+    "AUTH_REFUSED": (6, False, "Check KIONGA_TOKEN (or the token file): the gateway "
+                                "refused it."),
     "RUNNER_NOT_CONFIGURED": (6, True, "The gateway has no runner; retry later."),
     "SERVICE_UNAVAILABLE": (6, True, "A service behind the gateway is down; retry later."),
     "DESIGN_NOT_FOUND": (7, False, "List designs with `kionga designs list`."),

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +36,12 @@ _BY_CODE: dict[str, str] = {
 }
 
 
+TOKEN_ENV = "KIONGA_TOKEN"
+TOKEN_FILE_ENV = "KIONGA_TOKEN_FILE"
+# Permission bits a token file must not have: any access by its group or by others.
+SHARED_MODE_BITS = 0o077
+
+
 @dataclass(frozen=True)
 class Settings:
     url: str
@@ -42,9 +49,36 @@ class Settings:
     timeout: float = 30.0
 
     @classmethod
-    def from_env(cls, url: str | None = None, token: str | None = None) -> Settings:
+    def from_env(cls, url: str | None = None, token_file: str | None = None) -> Settings:
+        """The gateway and token: the token from `token_file` (or KIONGA_TOKEN_FILE), else
+        from KIONGA_TOKEN. Never from an argument's value, which `ps` shows to everyone."""
+        token_file = token_file or os.environ.get(TOKEN_FILE_ENV) or None
+        token = (read_token_file(token_file) if token_file is not None
+                 else os.environ.get(TOKEN_ENV) or None)
         return cls(url=(url or os.environ.get("KIONGA_URL") or DEFAULT_URL).rstrip("/"),
-                   token=token or os.environ.get("KIONGA_TOKEN") or None)
+                   token=token)
+
+
+def read_token_file(path: str) -> str:
+    """The token a file holds (surrounding whitespace dropped), if only its owner may
+    read or change it; else USAGE saying how to fix it."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            mode = os.fstat(handle.fileno()).st_mode
+            if os.name == "posix" and mode & SHARED_MODE_BITS:
+                raise KiongaError(
+                    "USAGE", f"The token file {path} is open to others (mode "
+                    f"{stat.S_IMODE(mode):04o}); a token must be readable by you alone.",
+                    hint=f"Run: chmod 600 {path}")
+            token = handle.read().strip()
+    except OSError as exc:
+        raise KiongaError("USAGE", f"Cannot read the token file {path}: "
+                          f"{exc.strerror}.") from exc
+    except UnicodeDecodeError as exc:
+        raise KiongaError("USAGE", f"The token file {path} is not UTF-8 text.") from exc
+    if not token:
+        raise KiongaError("USAGE", f"The token file {path} is empty.")
+    return token
 
 
 def graph_issue_code(issues: list[dict[str, Any]]) -> str:
@@ -106,7 +140,8 @@ class Gateway:
 
     def check_token(self) -> None:
         if not self.settings.token:
-            raise KiongaError("AUTH_REFUSED", "No token: set KIONGA_TOKEN or pass --token.")
+            raise KiongaError("AUTH_REFUSED", "No token: set KIONGA_TOKEN, or KIONGA_TOKEN_FILE "
+                              "(--token-file) to a file only you can read.")
 
     def unreachable(self, exc: httpx.TransportError) -> KiongaError:
         if isinstance(exc, httpx.TimeoutException):

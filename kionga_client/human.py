@@ -5,16 +5,21 @@ node by node on stderr."""
 from __future__ import annotations
 
 import json
+import re
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Any
+from typing import IO, Any, cast
 
+import click
 from rich.console import Console
+from rich.prompt import Confirm
 from rich.table import Table
 
 from kionga_client import operations as ops
 from kionga_client.errors import KiongaError
+from kionga_client.terminal import SafeConsole
 
 MAX_CELL = 60  # longer text cells are cut (IDs never are)
 SHORT_HASH = 12  # characters of a behaviour hash people are shown
@@ -24,18 +29,61 @@ TABLE_EDGES = 3  # per column: padding on both sides and its border
 
 
 class Out:
-    """Where a command prints: the envelope (JSON) or text for people."""
+    """Where a command prints, and the only writer of the CLI: the envelope (JSON, exact)
+    or text for people, which goes through `SafeConsole` whatever it holds."""
 
     def __init__(self, as_json: bool) -> None:
         self.as_json = as_json
-        self.out = Console(soft_wrap=True, highlight=False)
-        self.err = Console(stderr=True, soft_wrap=True, highlight=False)
+        self.out = SafeConsole(soft_wrap=True)
+        self.err = SafeConsole(stderr=True, soft_wrap=True)
 
     def log(self, message: str, style: str | None = None) -> None:
-        self.err.print(message, style=style, markup=False)
+        self.err.print(message, style=style)
 
     def say(self, message: str, style: str | None = None) -> None:
-        self.out.print(message, style=style, markup=False)
+        self.out.print(message, style=style)
+
+    def shown(self, text: str) -> str:
+        """What people see of `text` (to measure or cut it as they will read it)."""
+        return self.out.render_str(text).plain
+
+    def envelope(self, body: dict[str, Any]) -> None:
+        """One `kionga/1` envelope on stdout, its text exactly as the gateway sent it."""
+        click.echo(_escape_lone_surrogates(json.dumps(body, ensure_ascii=False)))
+
+    def usage_error(self, error: click.ClickException) -> None:
+        """click's own message for a wrong command line, through the safe console."""
+        error.show(file=cast(IO[str], _ConsoleFile(self.err)))  # click only writes
+
+    def agrees(self, question: str) -> bool:
+        """Asks only a person at a terminal; anything else is a no."""
+        if self.as_json or not sys.stdin.isatty():
+            return False
+        return Confirm.ask(self.err.render_str(question), console=self.err, default=False)
+
+
+class _ConsoleFile:
+    """A text file that writes through a console (click prints its errors to files)."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+
+    def write(self, text: str) -> int:
+        self.console.print(text, end="")
+        return len(text)
+
+    def flush(self) -> None:
+        self.console.file.flush()
+
+
+def _escape_lone_surrogates(text: str) -> str:
+    # json.dumps(ensure_ascii=False) leaves a lone surrogate (JSON from a gateway may
+    # hold one) raw, and UTF-8 cannot encode it; as a \uXXXX escape the document
+    # parses to the very same text.
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 # --- tables ----------------------------------------------------------------------------------
@@ -49,17 +97,18 @@ def table(out: Out, rows: list[dict[str, Any]], columns: list[str], title: str) 
         return
     grid = Table(title=title, title_justify="left")
     needed = 1
-    for column in columns:
-        cells = [_cell(column, row.get(column)) for row in rows]
-        widest = max(len(column), *(len(cell) for cell in cells))
+    cells = [[_cell(column, out.shown(_text(column, row.get(column)))) for column in columns]
+             for row in rows]
+    for index, column in enumerate(columns):
+        widest = max(len(column), *(len(row[index]) for row in cells))
         if _kept_whole(column):
             grid.add_column(column, no_wrap=True, min_width=widest)
         else:
             widest = min(widest, MIN_TEXT_WIDTH)
             grid.add_column(column, min_width=widest, overflow="fold")
         needed += widest + TABLE_EDGES
-    for row in rows:
-        grid.add_row(*[_cell(c, row.get(c)) for c in columns])
+    for row in cells:
+        grid.add_row(*row)
     with _at_least(out.out, needed):
         out.out.print(grid)
 
@@ -82,15 +131,20 @@ def _at_least(console: Console, width: int) -> Iterator[None]:
         console.width = before
 
 
-def _cell(column: str, value: Any) -> str:
+def _text(column: str, value: Any) -> str:
+    """A value as its column shows it, before it is cut to fit."""
     if value is None:
         return "-"
     if column in ("at", "started") or column.endswith("_at"):
         return _time(value)
     if column == "content_sha256":  # never an argument: short, as git shows a hash
         return str(value)[:SHORT_HASH]
-    text = value if isinstance(value, str) else json.dumps(value)
-    return text if _is_id(column) or len(text) <= MAX_CELL else text[:MAX_CELL - 3] + "..."
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _cell(column: str, shown: str) -> str:
+    """The text people see in a cell: cut to MAX_CELL characters, but IDs."""
+    return shown if _is_id(column) or len(shown) <= MAX_CELL else shown[:MAX_CELL - 3] + "..."
 
 
 def _time(value: Any) -> str:
@@ -238,28 +292,26 @@ SUMMARIES: dict[str, Callable[[Out, dict[str, Any]], None]] = {
 # --- errors and warnings -----------------------------------------------------------------------
 
 def show_error(out: Out, error: KiongaError) -> None:
-    out.err.print(f"error {error.code}: {error.message}", style="bold red", markup=False)
-    out.err.print(f"hint: {error.as_dict()['hint']}", style="yellow", markup=False)
+    out.err.print(f"error {error.code}: {error.message}", style="bold red")
+    out.err.print(f"hint: {error.as_dict()['hint']}", style="yellow")
     if isinstance(error.data, dict) and error.data.get("issues"):
         show_issues(out.err, error.data["issues"])
     if isinstance(error.data, dict) and isinstance(error.data.get("cases"), list):
         for case in error.data["cases"]:
             if case.get("passed") is False:
-                out.err.print(f"  ✗ {case.get('name')}: {case.get('reason')}", markup=False)
+                out.err.print(f"  ✗ {case.get('name')}: {case.get('reason')}")
 
 
 def show_warnings(out: Out, warnings: list[dict[str, str]]) -> None:
     for warning in warnings:
-        out.err.print(f"warning {warning['code']}: {warning['message']}", style="yellow",
-                      markup=False)
+        out.err.print(f"warning {warning['code']}: {warning['message']}", style="yellow")
 
 
 def show_issues(console: Console, issues: list[dict[str, Any]]) -> None:
     for issue in issues:
         where = issue.get("node_id") or issue.get("path") or ""
         console.print(f"  {issue.get('severity', '')} {issue.get('code')}"
-                      f"{' @ ' + str(where) if where else ''}: {issue.get('message')}",
-                      markup=False)
+                      f"{' @ ' + str(where) if where else ''}: {issue.get('message')}")
 
 
 # --- a followed run ----------------------------------------------------------------------------
@@ -277,9 +329,9 @@ class Progress:
         kind, node = event.get("type"), event.get("node_id")
         if kind == "node.delta":
             if self.streaming != node:
-                self.out.err.print(f"  {node} ▸ ", end="", markup=False)
+                self.out.err.print(f"  {node} ▸ ", end="")
                 self.streaming = node
-            self.out.err.print(event.get("delta", ""), end="", markup=False)
+            self.out.err.print(event.get("delta", ""), end="")
             return
         if self.streaming is not None:
             self.out.err.print()

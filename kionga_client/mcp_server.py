@@ -3,8 +3,9 @@
 Each tool maps to one function of `kionga_client.operations` and answers the same
 `kionga/1` envelope as the CLI's `--json` (structured content, and as text). Tools are
 annotated read-only or side effect; a side-effect tool first answers a preview of what it
-will do (CONFIRMATION_REQUIRED, nothing changed) and acts only when called again with
-`confirm: true`. The server holds the caller's token and no other rights."""
+will do (CONFIRMATION_REQUIRED, nothing changed) with a one-time `confirmation_token`, and
+acts only when called again with the same arguments, `confirm: true` and that token
+(`confirmations`). The server holds the caller's token and no other rights."""
 
 from __future__ import annotations
 
@@ -21,6 +22,12 @@ from mcp.server.stdio import stdio_server
 
 from kionga_client import __version__, envelope, releases
 from kionga_client import operations as ops
+from kionga_client.confirmations import (
+    CONFIRM_FIELD,
+    TOKEN_FIELD,
+    TOKEN_SECONDS,
+    Confirmations,
+)
 from kionga_client.errors import KiongaError
 from kionga_client.gateway import Gateway, Settings
 from kionga_client.guide import agent_guide
@@ -29,6 +36,8 @@ Args = dict[str, Any]
 STR, INT, BOOL = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
 CONFIRM = {"type": "boolean", "default": False,
            "description": "true once the person you act for agreed to the preview"}
+CONFIRMATION_TOKEN = {"type": "string", "description": "the confirmation_token of this "
+                      "call's preview (with confirm: true)"}
 
 
 @dataclass(frozen=True)
@@ -45,7 +54,8 @@ class ToolSpec:
     def tool(self) -> types.Tool:
         properties = dict(self.properties)
         if self.side_effect:
-            properties["confirm"] = CONFIRM
+            properties[CONFIRM_FIELD] = CONFIRM
+            properties[TOKEN_FIELD] = CONFIRMATION_TOKEN
         return types.Tool(
             name=self.name, description=self.description,
             inputSchema={"type": "object", "properties": properties,
@@ -76,7 +86,8 @@ def _run_preview(gw: Gateway, a: Args) -> dict[str, Any]:
     ops.check_plan(plan)
     if plan["side_effects"] and a.get("version") is None and not a.get("allow_side_effects"):
         raise KiongaError("CONFIRMATION_REQUIRED", "This graph has side effects; call with "
-                          "allow_side_effects: true and confirm: true to run it.", data=plan)
+                          "allow_side_effects: true for the preview of a run with them.",
+                          data=plan)
     effects = "; ".join(e["what"] for e in plan["side_effects"]) or "none"
     what = (f"version {a['version']}" if a.get("version") else f"revision {plan['revision']}")
     return {**plan, "will": f"start a run of design {a['design_id']} {what} with input "
@@ -208,20 +219,19 @@ def _plan(gw: Gateway, a: Args) -> ops.Result:
     return ops.Result(plan, ops.side_effect_warnings(plan))
 
 
-def call_tool(settings: Settings, name: str, arguments: Args) -> dict[str, Any]:
+def call_tool(settings: Settings, confirmations: Confirmations, name: str,
+              arguments: Args) -> dict[str, Any]:
     """One tool call, as the envelope the CLI's --json would print."""
     spec = BY_NAME.get(name)
     if spec is None:
         return envelope.failure(name, KiongaError("USAGE", f"No tool {name!r}."))
     gw = Gateway(settings)
     try:
-        if spec.side_effect and arguments.get("confirm") is not True:
-            preview = spec.preview(gw, arguments) if spec.preview else {}
-            raise KiongaError("CONFIRMATION_REQUIRED",
-                              f"Not done: {name} changes things. Show the preview to the "
-                              "person you act for, then call again with confirm: true.",
-                              data={"preview": preview})
-        args = {k: v for k, v in arguments.items() if k != "confirm"}
+        if spec.side_effect:
+            if arguments.get(CONFIRM_FIELD) is not True:
+                raise previewed(gw, spec, confirmations, arguments)
+            confirmations.redeem(name, arguments)
+        args = {k: v for k, v in arguments.items() if k not in (CONFIRM_FIELD, TOKEN_FIELD)}
         return envelope.success(name, spec.call(gw, args))
     except KiongaError as error:
         return envelope.failure(name, error)
@@ -229,9 +239,24 @@ def call_tool(settings: Settings, name: str, arguments: Args) -> dict[str, Any]:
         gw.close()
 
 
-def build_server(settings: Settings) -> Server[Any, Any]:
+def previewed(gw: Gateway, spec: ToolSpec, confirmations: Confirmations,
+              arguments: Args) -> KiongaError:
+    """What a side-effect tool would do, and the token that lets this exact call act."""
+    preview = spec.preview(gw, arguments) if spec.preview else {}
+    token = confirmations.issue(spec.name, arguments)
+    return KiongaError(
+        "CONFIRMATION_REQUIRED", f"Not done: {spec.name} changes things. Show the preview to "
+        "the person you act for; once they agree, call again with the same arguments, "
+        f"confirm: true and {TOKEN_FIELD}.",
+        data={"preview": preview, TOKEN_FIELD: token, "expires_in_seconds": TOKEN_SECONDS})
+
+
+def build_server(settings: Settings,
+                 confirmations: Confirmations | None = None) -> Server[Any, Any]:
+    """The MCP server of one client (its own previews' tokens)."""
     server: Server[Any, Any] = Server("kionga", version=__version__,
                                       instructions=agent_guide())
+    confirmations = confirmations or Confirmations()
 
     @server.list_tools()  # type: ignore[no-untyped-call, untyped-decorator]
     async def list_tools() -> list[types.Tool]:
@@ -239,7 +264,8 @@ def build_server(settings: Settings) -> Server[Any, Any]:
 
     @server.call_tool(validate_input=True)  # type: ignore[untyped-decorator]
     async def tool(name: str, arguments: Args) -> types.CallToolResult:
-        answer = await anyio.to_thread.run_sync(call_tool, settings, name, arguments or {})
+        answer = await anyio.to_thread.run_sync(call_tool, settings, confirmations, name,
+                                                 arguments or {})
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=json.dumps(answer))],
             structuredContent=answer, isError=not answer["ok"])

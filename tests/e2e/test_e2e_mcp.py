@@ -1,5 +1,6 @@
 """`kionga mcp` with the official MCP client over stdio: tools carry their annotations, a
-template runs end to end, and a side-effect tool acts only once the client confirms."""
+template runs end to end, and a side-effect tool acts only once the client confirms with
+its preview's token (the refusals: test_e2e_mcp_confirmation.py)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,11 @@ SIDE_EFFECTS = {"designs_create", "designs_update", "run", "runs_cancel", "evalu
                 "publish"}
 
 
+def confirmation(preview: dict[str, Any]) -> str:
+    """The token a side-effect tool's preview gives, to confirm that call."""
+    return str(preview["data"]["confirmation_token"])
+
+
 async def _session_run(stack: Stack, token: str) -> dict[str, Any]:
     params = StdioServerParameters(command=str(VENV_BIN / "kionga"), args=["mcp"], env={
         **os.environ, "KIONGA_URL": stack.base_url, "KIONGA_TOKEN": token})
@@ -51,12 +57,14 @@ async def _session_run(stack: Stack, token: str) -> dict[str, Any]:
         templates = (await call("templates_list"))["data"]["templates"]
         seen["refused_create"] = await call("designs_create", template=templates[0]["id"])
         seen["designs_after_refusal"] = await anyio.to_thread.run_sync(Design.objects.count)
-        design = (await call("designs_create", template=templates[0]["id"], confirm=True))
+        design = (await call("designs_create", template=templates[0]["id"], confirm=True,
+                             confirmation_token=confirmation(seen["refused_create"])))
         design_id = design["data"]["design_id"]
         seen["refused_run"] = await call("run", design_id=design_id, input="hi")
         seen["runs_after_refusal"] = await anyio.to_thread.run_sync(Run.objects.count)
         seen["plan"] = await call("run_plan", design_id=design_id)
-        seen["run"] = await call("run", design_id=design_id, input="hi", confirm=True)
+        seen["run"] = await call("run", design_id=design_id, input="hi", confirm=True,
+                                 confirmation_token=confirmation(seen["refused_run"]))
         seen["shown"] = await call("runs_show", run_id=seen["run"]["data"]["run_id"])
         seen["missing"] = await call("designs_show", design_id=str(uuid.uuid4()))
     return seen
