@@ -86,9 +86,15 @@ def test_an_evaluation_that_cannot_open_the_gate_hints_the_way_through(
     http = Http(stack, token)
     kionga = Kionga(stack, token)
     design_id = gated_design(kionga, http)
+    cases = http.client.get(f"/api/v1/agent-designs/{design_id}/fixtures").json()
+    answer = http.client.put(f"/api/v1/agent-designs/{design_id}/fixtures", json={
+        "revision": cases["revision"],
+        "cases": [*cases["cases"], {"name": "again", "input": "hey"}]})
+    assert answer.status_code == 200, answer.text
+    first_case = answer.json()["cases"][0]["id"]
     # A subset evaluation (started over the API: the CLI always evaluates every case).
     started = http.client.post(f"/api/v1/agent-designs/{design_id}/evaluations",
-                               json={"gate": False})
+                               json={"cases": [first_case]})
     assert started.status_code == 201, started.text
     subset = started.json()["id"]
     wait_for(lambda: http.client.get(f"/api/v1/agent-evaluations/{subset}").json()[
