@@ -41,13 +41,13 @@ from redis.retry import Retry
 from runner.events import EVENTS_LOST, Event
 from runner.protocol import (
     INGEST_STREAM,
-    SLOTS_KEY,
     STREAM_MAXLEN,
     STREAM_TTL_SECONDS,
     TERMINAL_TYPES,
     encode_event,
     ending_event,
     ingest_fields,
+    lease_key,
     run_stream,
 )
 from runner.retry import RetryPolicy, retrying
@@ -74,11 +74,12 @@ class SinkFailed(RuntimeError):
 
 
 class EventSink:
-    def __init__(self, client: redis.Redis, run_id: str, *, event_key: bytes,
+    def __init__(self, client: redis.Redis, run_id: str, *, event_key: bytes, lease: str = "",
                  retry_seconds: float = RETRY_SECONDS) -> None:
         self._redis = client
         self._run_id = run_id
         self._event_key = event_key  # the run's, from its task: authenticates its events
+        self._lease = lease  # the run's lease token, from its task ("": no slot to free)
         self._stream = run_stream(run_id)
         self._retry = replace(REDIS_RETRY, deadline=retry_seconds)
         self._buffer: deque[Event] = deque()
@@ -179,7 +180,8 @@ class EventSink:
                 # The run's slot is freed with its ending, atomically: whoever sees the
                 # end can start the next run at once (no 429 in between), and the
                 # gateway never sees the slot free without the ending in Redis.
-                pipe.zrem(SLOTS_KEY, self._run_id)
+                if self._lease:
+                    pipe.delete(lease_key(self._lease))
                 ends = True
         pipe.execute()
         self.slot_freed = self.slot_freed or ends

@@ -112,14 +112,14 @@ def test_it_gives_up_when_redis_stays_away(caplog: pytest.LogCaptureFixture) -> 
 def test_the_terminal_event_frees_the_run_slot_with_it(rds: redis.Redis) -> None:
     """Whoever sees a run end may start the next one at once: its slot is freed in the
     same transaction as the ending, not by a later call."""
-    run_id = str(uuid.uuid4())
-    assert protocol.acquire_slot(rds, run_id, 8) == protocol.SLOT_TAKEN
-    sink = EventSink(sink_client(REDIS_URL), run_id, event_key=KEY)
+    run_id, lease = str(uuid.uuid4()), protocol.new_lease_token()
+    assert protocol.acquire_slot(rds, run_id, 8, token=lease) == protocol.SLOT_TAKEN
+    sink = EventSink(sink_client(REDIS_URL), run_id, event_key=KEY, lease=lease)
     sink(event(0, "run.started"))
     assert wait_for(lambda: len(read(rds, protocol.run_stream(run_id))) == 1, 5)
-    assert rds.zscore(protocol.SLOTS_KEY, run_id) is not None
+    assert protocol.slot_alive(rds, run_id)
     assert not sink.slot_freed
     sink(event(1, "run.completed", output="x", usage={"tokens": 1}))
     assert sink.close(5)
-    assert rds.zscore(protocol.SLOTS_KEY, run_id) is None
+    assert not protocol.slot_alive(rds, run_id)
     assert sink.slot_freed
