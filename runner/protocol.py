@@ -5,12 +5,12 @@ name keys and count slots the same way.
 
 Events: the runner appends every event to the run's own stream (live SSE, deltas
 included) and every stored event (no deltas) to the shared ingest stream, which
-the gateway drains into PostgreSQL exactly once (unique run + seq). Each ingest
-entry carries an HMAC of its run and event under the run's event key, which the
-gateway derives from a secret of its own and hands to the runner inside the signed
-task (sealed, see runner/task_seal.py): whoever can write to Redis but holds no
-run's key cannot have an event stored. Entries the gateway cannot store go to the
-dead-letter stream with the reason.
+the gateway drains into PostgreSQL exactly once (unique run + seq). Each entry, in
+either stream, carries an HMAC of its run and event under the run's event key, which
+the gateway derives from a secret of its own and hands to the runner inside the
+signed task (sealed, see runner/task_seal.py): whoever can write to Redis but holds no
+run's key cannot have an event stored, nor shown to the run's live readers. Entries
+the gateway cannot store go to the dead-letter stream with the reason.
 
 Slots: the gateway takes a slot when it accepts a run (so a start beyond the cap is
 refused at once, never queued) and issues the slot's lease token, which travels
@@ -124,21 +124,28 @@ def encode_event(event: dict[str, Any]) -> str:
 
 
 def event_mac(key: bytes, run_id: str, encoded: bytes) -> str:
-    """HMAC-SHA256 of one ingest entry (its run and its encoded event) under the
-    run's event key. The run ID is covered too, so an entry cannot be replayed as
-    another run's even if two runs shared a key."""
+    """HMAC-SHA256 of one event entry (its run and its encoded event) under the run's
+    event key, in the ingest stream and in the run's live stream alike. The run ID is
+    covered too, so an entry cannot be replayed as another run's even if two runs
+    shared a key."""
     message = run_id.encode("utf-8") + b"\n" + encoded
-    return hmac.new(key, message, hashlib.sha256).hexdigest()
+    return hmac.digest(key, message, hashlib.sha256).hex()
 
 
 def event_mac_valid(key: bytes, run_id: str, encoded: bytes, mac: bytes) -> bool:
     return hmac.compare_digest(event_mac(key, run_id, encoded).encode("ascii"), mac)
 
 
+def live_fields(key: bytes, run_id: str, encoded: bytes) -> dict[Any, Any]:
+    """The fields of a run's live stream entry: encoded event, its MAC (live readers
+    drop an entry without the right one; typed loosely: redis-py's field mapping type
+    is invariant)."""
+    return {"e": encoded, "mac": event_mac(key, run_id, encoded)}
+
+
 def ingest_fields(key: bytes, run_id: str, encoded: bytes) -> dict[Any, Any]:
-    """The fields of an ingest stream entry: run ID, encoded event, its MAC (typed
-    loosely: redis-py's field mapping type is invariant)."""
-    return {"run": run_id, "e": encoded, "mac": event_mac(key, run_id, encoded)}
+    """The fields of an ingest stream entry: run ID, encoded event, its MAC."""
+    return {"run": run_id, **live_fields(key, run_id, encoded)}
 
 
 class RedisLike(Protocol):

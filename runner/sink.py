@@ -2,8 +2,8 @@
 
 Every event goes to the run's own stream (live SSE, deltas included); every stored
 event (all but node.delta) also goes to the shared ingest stream the gateway drains
-into PostgreSQL, with the MAC of the run's event key (from the signed task) so the
-gateway stores only what the run's runner sent; the terminal event also sets the
+into PostgreSQL; both with the MAC of the run's event key (from the signed task) so
+the gateway stores and shows only what the run's runner sent; the terminal event also sets the
 run stream's TTL and frees the run's slot. One MULTI/EXEC round trip carries
 everything queued so far (one event when Redis keeps up), so a batch is applied
 whole or not at all and a retry never leaves half of one behind. (A reply lost
@@ -48,6 +48,7 @@ from runner.protocol import (
     ending_event,
     ingest_fields,
     lease_key,
+    live_fields,
     run_stream,
 )
 from runner.retry import RetryPolicy, retrying
@@ -172,7 +173,8 @@ class EventSink:
         ends = False
         for event in batch:
             data = encode_event(event).encode("utf-8")
-            pipe.xadd(self._stream, {"e": data}, maxlen=STREAM_MAXLEN, approximate=True)
+            pipe.xadd(self._stream, live_fields(self._event_key, self._run_id, data),
+                      maxlen=STREAM_MAXLEN, approximate=True)
             if event.get("type") != "node.delta":
                 pipe.xadd(INGEST_STREAM, ingest_fields(self._event_key, self._run_id, data))
             if event.get("type") in TERMINAL_TYPES:
