@@ -94,8 +94,8 @@ def execute(payload: Any, signature: Any, *, settings: RunnerSettings | None = N
     if secrets == NO_SECRETS:
         # Without its lease token the run has no slot here, and without its event key
         # nothing it reports would be believed: the gateway's reaper ends it.
-        log.warning("run %s: its sealed secrets do not open with this runner's token; "
-                    "not running it", run_id)
+        log.warning("run %s: its sealed secrets are missing or do not open with this "
+                    "runner's token; not running it", run_id)
         return "invalid"
     # Claim, slot lease and cancel request in one round trip (runner.claim).
     mine = f"runner-{uuid.uuid4().hex}"

@@ -135,7 +135,7 @@ def test_it_does_not_run_a_task_whose_secrets_do_not_open(
     assert protocol.acquire_slot(rds, body["run_id"], 8) == protocol.SLOT_TAKEN
     run_id = send(celery_client, rds, body, take_slot=False)
     read_run(rds, send(celery_client, rds, payload(mock_graph())))
-    assert wait_for(lambda: f"run {run_id}: its sealed secrets do not open" in
+    assert wait_for(lambda: f"run {run_id}: its sealed secrets are missing" in
                     runner_worker.log(), 5)
     assert stream_events(rds, run_id) == [] and rds.get(protocol.claim_key(run_id)) is None
     protocol.release_slot(rds, run_id)  # else the gateway's reaper ends it
