@@ -172,7 +172,7 @@ def new_lease_token() -> str:
     return secrets.token_urlsafe(LEASE_TOKEN_BYTES)
 
 
-# Every script reads Redis's clock, so gateway and runner hosts need not agree on time.
+# Scripts read Redis's clock, so gateway and runner hosts need not agree on time.
 _NOW: Final = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
@@ -270,6 +270,8 @@ local function acquire_slot(slots, leases, share, info, run, token, max_runs, le
   return {1, max_runs, share_max}
 end
 """
+# The share and info keys travel in ARGV ('' for none): a gateway-only script on one
+# Redis (runs.quota declares all its keys).
 _ACQUIRE: Final = ACQUIRE_LUA + """
 local share, info = nil, nil
 if ARGV[6] ~= '' then share = ARGV[6] end

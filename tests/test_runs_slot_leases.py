@@ -101,7 +101,8 @@ def test_the_runner_cannot_renew_another_runs_slot(gateway: redis.Redis,
 
 @pytest.mark.parametrize(("announced", "cap"), [
     (0, CONFIGURED), (-3, CONFIGURED), (1000, CONFIGURED), ("1.5", CONFIGURED),
-    ("many", CONFIGURED), (1, 1), (CONFIGURED, CONFIGURED),
+    ("many", CONFIGURED), ("inf", CONFIGURED), ("nan", CONFIGURED), (1, 1),
+    (CONFIGURED, CONFIGURED),
 ])
 def test_the_announced_cap_counts_only_within_the_configured_range(
         gateway: redis.Redis, runner: redis.Redis, announced: int | str, cap: int) -> None:
