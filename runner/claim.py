@@ -15,19 +15,18 @@ from runner import protocol
 
 Claim = Literal["run", "cancelled", "duplicate", "no_slot"]
 
-# KEYS: claim, slots. ARGV: our claim value, claim TTL, run ID, lease seconds, cancel key.
-# The cancel key travels in ARGV, not KEYS: Redis's ACL checks an EVAL's declared keys
-# for read AND write, and the runner's user may only read cancel keys
-# (docker/redis-users.acl); the EXISTS inside is checked as the read it is.
-# A retry after a lost reply finds our own claim: still ours. A slot lease that ran
-# out stays dead (as protocol._RENEW): the reaper may have judged the run lost.
-_START: Final = protocol._NOW + """
+# KEYS: claim. ARGV: our claim value, claim TTL, the run's lease key, lease
+# milliseconds, cancel key. The lease and cancel keys travel in ARGV, not KEYS: Redis's
+# ACL checks an EVAL's declared keys for read AND write under the user's main rules,
+# and the runner's user may only read cancel keys and only renew or delete lease keys
+# (docker/redis-users.acl); the commands inside are checked as what they are.
+# A retry after a lost reply finds our own claim: still ours. A lease that ran out
+# stays dead (PEXPIRE does not create a key): the reaper may have judged the run lost.
+_START: Final = """
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', tonumber(ARGV[2])) then
   if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 'duplicate' end
 end
-local score = redis.call('ZSCORE', KEYS[2], ARGV[3])
-if not (score and tonumber(score) > now) then return 'no_slot' end
-redis.call('ZADD', KEYS[2], 'XX', now + tonumber(ARGV[4]), ARGV[3])
+if redis.call('PEXPIRE', ARGV[3], tonumber(ARGV[4])) == 0 then return 'no_slot' end
 if redis.call('EXISTS', ARGV[5]) == 1 then return 'cancelled' end
 return 'run'
 """
@@ -35,14 +34,17 @@ return 'run'
 _scripts: dict[int, Any] = {}
 
 
-def claim_run(client: redis.Redis, run_id: str, mine: str, claim_seconds: int,
+def claim_run(client: redis.Redis, run_id: str, mine: str, claim_seconds: int, lease: str,
               lease_seconds: float = protocol.RUNNING_LEASE_SECONDS) -> Claim:
+    """`lease`: the run's lease token (from the sealed task); an empty one has no slot."""
+    if not lease:
+        return "no_slot"
     script = _scripts.get(id(client))
     if script is None:
         script = _scripts[id(client)] = client.register_script(_START)
-    answer = script(keys=[protocol.claim_key(run_id), protocol.SLOTS_KEY],
-                    args=[mine, claim_seconds, run_id, lease_seconds,
-                          protocol.cancel_key(run_id)])
+    answer = script(keys=[protocol.claim_key(run_id)],
+                    args=[mine, claim_seconds, protocol.lease_key(lease),
+                          max(1, int(lease_seconds * 1000)), protocol.cancel_key(run_id)])
     result = answer.decode() if isinstance(answer, bytes) else str(answer)
     if result not in ("run", "cancelled", "duplicate", "no_slot"):
         raise redis.ResponseError(f"unexpected claim answer {result!r}")

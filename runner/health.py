@@ -2,7 +2,8 @@
 
 Stdlib only (no new dependency, nothing else listening in the locked-down
 container). It runs in a daemon thread of the worker's main process. /capacity
-counts live slots in Redis, i.e. across every runner process and host.
+counts the slots the gateway holds in Redis, i.e. across every runner process and
+host (a slot freed within the last second may still count: the gateway prunes them).
 """
 
 from __future__ import annotations

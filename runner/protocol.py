@@ -5,18 +5,21 @@ name keys and count slots the same way.
 
 Events: the runner appends every event to the run's own stream (live SSE, deltas
 included) and every stored event (no deltas) to the shared ingest stream, which
-the gateway drains into PostgreSQL exactly once (unique run + seq). Each ingest
-entry carries an HMAC of its run and event under the run's event key, which the
-gateway derives from a secret of its own and hands to the runner inside the signed
-task (sealed, see runner/task_seal.py): whoever can write to Redis but holds no
-run's key cannot have an event stored. Entries the gateway cannot store go to the
-dead-letter stream with the reason.
+the gateway drains into PostgreSQL exactly once (unique run + seq). Each entry, in
+either stream, carries an HMAC of its run and event under the run's event key, which
+the gateway derives from a secret of its own and hands to the runner inside the
+signed task (sealed, see runner/task_seal.py): whoever can write to Redis but holds no
+run's key cannot have an event stored, nor shown to the run's live readers. Entries
+the gateway cannot store go to the dead-letter stream with the reason.
 
-Slots: a sorted set of run IDs scored by lease expiry (Redis server time). The
-gateway takes a slot when it accepts a run (so a start beyond the cap is refused
-at once, never queued), the runner renews it while the run lives and frees it at
-the end. A lease that runs out means the runner is gone: the gateway's reaper ends
-such a run with `runner_lost`.
+Slots: the gateway takes a slot when it accepts a run (so a start beyond the cap is
+refused at once, never queued) and issues the slot's lease token, which travels
+sealed in the task. The slot lives while its lease key (named by the token) does:
+the runner renews it while the run lives and deletes it at the end; nobody without
+the token can renew or free it, and only the gateway can take a slot (the runner's
+Redis user may not write the gateway's index of slots nor read the tokens in it). A
+lease that runs out means the runner may be gone: the gateway's reaper ends such a
+run with `runner_lost` once its events have gone quiet too (runs/reaper.py).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final, Literal, Protocol
@@ -39,7 +43,16 @@ INGEST_GROUP: Final = "gateway"
 # database), with the reason; bounded, for an operator to inspect.
 DEAD_LETTER_STREAM: Final = "kionga:events:dead"
 DEAD_LETTER_MAXLEN: Final = 10_000
+# The gateway's index of taken slots (run → when to look at its lease again) and each
+# slot's lease token (run → token): only the gateway writes them, and the runner may
+# only count the index (docker/redis-users.acl).
 SLOTS_KEY: Final = "kionga:runner:slots"
+LEASES_KEY: Final = "kionga:runner:leases"
+# A slot's lease: a key named by the token the gateway issued with the slot and sent
+# to the runner sealed in the task; the runner renews it (PEXPIRE) and frees it (DEL),
+# which it can do only for the runs whose token it was given.
+LEASE_PREFIX: Final = "kionga:lease:"
+LEASE_TOKEN_BYTES: Final = 24
 RUNNER_INFO_KEY: Final = "kionga:runner:info"
 
 # How long a slot lives without renewal: the first lease covers the wait in the
@@ -111,68 +124,145 @@ def encode_event(event: dict[str, Any]) -> str:
 
 
 def event_mac(key: bytes, run_id: str, encoded: bytes) -> str:
-    """HMAC-SHA256 of one ingest entry (its run and its encoded event) under the
-    run's event key. The run ID is covered too, so an entry cannot be replayed as
-    another run's even if two runs shared a key."""
+    """HMAC-SHA256 of one event entry (its run and its encoded event) under the run's
+    event key, in the ingest stream and in the run's live stream alike. The run ID is
+    covered too, so an entry cannot be replayed as another run's even if two runs
+    shared a key."""
     message = run_id.encode("utf-8") + b"\n" + encoded
-    return hmac.new(key, message, hashlib.sha256).hexdigest()
+    return hmac.digest(key, message, hashlib.sha256).hex()
 
 
 def event_mac_valid(key: bytes, run_id: str, encoded: bytes, mac: bytes) -> bool:
     return hmac.compare_digest(event_mac(key, run_id, encoded).encode("ascii"), mac)
 
 
+def live_fields(key: bytes, run_id: str, encoded: bytes) -> dict[Any, Any]:
+    """The fields of a run's live stream entry: encoded event, its MAC (live readers
+    drop an entry without the right one; typed loosely: redis-py's field mapping type
+    is invariant)."""
+    return {"e": encoded, "mac": event_mac(key, run_id, encoded)}
+
+
 def ingest_fields(key: bytes, run_id: str, encoded: bytes) -> dict[Any, Any]:
-    """The fields of an ingest stream entry: run ID, encoded event, its MAC (typed
-    loosely: redis-py's field mapping type is invariant)."""
-    return {"run": run_id, "e": encoded, "mac": event_mac(key, run_id, encoded)}
+    """The fields of an ingest stream entry: run ID, encoded event, its MAC."""
+    return {"run": run_id, **live_fields(key, run_id, encoded)}
 
 
 class RedisLike(Protocol):
     def eval(self, script: str, numkeys: int, *keys_and_args: Any) -> Any: ...
 
 
-# Every script reads Redis's clock, so gateway and runner hosts need not agree on time.
+class LeaseHolder(Protocol):
+    """What the runner does with a run's lease key: renew it, delete it."""
+
+    def pexpire(self, name: str, time: int) -> Any: ...
+
+    def delete(self, *names: str) -> Any: ...
+
+
+class SlotCounter(Protocol):
+    def zcard(self, name: str) -> Any: ...
+
+
+def lease_key(token: str) -> str:
+    return LEASE_PREFIX + token
+
+
+def new_lease_token() -> str:
+    return secrets.token_urlsafe(LEASE_TOKEN_BYTES)
+
+
+# Scripts read Redis's clock, so gateway and runner hosts need not agree on time.
 _NOW: Final = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
 """
 
+# The gateway's slot functions (it alone may write SLOTS_KEY and LEASES_KEY).
+# runner_cap: the runner's announced max_runs counts only within [1, configured]
+# (RUNNER_INFO_KEY is the runner's to write: it may lower the cap, never raise it or
+# stop every start). slot_check: whether run's slot lives, i.e. the lease key its token
+# names still exists; a live index entry is looked at again when that lease would end,
+# a dead one leaves the index.
+SLOT_LUA: Final = """
+local LEASE_PREFIX = '""" + LEASE_PREFIX + """'
+local function runner_cap(info, configured)
+  local announced = info and tonumber(redis.call('HGET', info, 'max_runs'))
+  if announced and announced == math.floor(announced) and announced >= 1 then
+    return math.min(announced, configured)
+  end
+  return configured
+end
+local function slot_check(slots, leases, run, now)
+  local token = redis.call('HGET', leases, run)
+  if token then
+    local ms = redis.call('PTTL', LEASE_PREFIX .. token)
+    if ms > 0 then
+      redis.call('ZADD', slots, now + ms / 1000, run)
+      return true
+    end
+    redis.call('DEL', LEASE_PREFIX .. token)  -- one without an expiry is no lease
+  end
+  redis.call('ZREM', slots, run)
+  redis.call('HDEL', leases, run)
+  return false
+end
+"""
+
 # Taking a slot, as a Lua function so the gateway's admission script (runs.quota,
-# with the API throttles) runs the same code. slots: SLOTS_KEY; share (or nil): a
-# project's set of runs, of which at most share_max hold live slots (members whose slot
-# is gone leave it; it expires share_ttl s after a start), share_max 0 meaning half the
-# runner's slots (rounded up); info (or nil): RUNNER_INFO_KEY, whose announced
-# max_runs wins over max_runs. Counting and taking in one script: two concurrent starts
-# never both take the last place. Returns {SLOT_TAKEN | RUNNER_FULL | SHARE_FULL, the
+# with the API throttles) runs the same code. slots, leases: SLOTS_KEY, LEASES_KEY;
+# share (or nil): a project's set of runs, of which at most share_max hold live slots
+# (members whose slot is gone leave it; it expires share_ttl s after a start),
+# share_max 0 meaning half the runner's slots (rounded up); info (or nil):
+# RUNNER_INFO_KEY (runner_cap). The run's lease key, named by `token`, lives `lease` s.
+# Entries are confirmed against their lease keys only when they might be dead (their
+# lease's end passed) or when they would refuse the start (share or runner full): a
+# slot the runner freed a moment ago is free for the next start, and the usual start
+# stays a few commands. Counting and taking in one script: two concurrent starts never
+# both take the last place. Returns {SLOT_TAKEN | RUNNER_FULL | SHARE_FULL, the
 # runner's max_runs, the share's max}.
-ACQUIRE_LUA: Final = """
-local function acquire_slot(slots, share, info, run, max_runs, lease, share_max, share_ttl)
+ACQUIRE_LUA: Final = SLOT_LUA + """
+local function hold_slot(slots, leases, run, token, now, lease)
+  local held = redis.call('HGET', leases, run)
+  if held and held ~= token then redis.call('DEL', LEASE_PREFIX .. held) end
+  redis.call('ZADD', slots, now + lease, run)
+  redis.call('HSET', leases, run, token)
+  redis.call('SET', LEASE_PREFIX .. token, run, 'PX', math.max(1, math.floor(lease * 1000)))
+end
+local function share_count(slots, leases, share, now, confirm)
+  local mine = 0
+  for _, member in ipairs(redis.call('SMEMBERS', share)) do
+    local held = redis.call('ZSCORE', slots, member) ~= false
+    if held and confirm then held = slot_check(slots, leases, member, now) end
+    if held then mine = mine + 1 else redis.call('SREM', share, member) end
+  end
+  return mine
+end
+local function acquire_slot(slots, leases, share, info, run, token, max_runs, lease, share_max,
+                            share_ttl)
   local t = redis.call('TIME')
   local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
-  if info then
-    local announced = tonumber(redis.call('HGET', info, 'max_runs'))
-    if announced and announced == math.floor(announced) then max_runs = announced end
-  end
+  max_runs = runner_cap(info, max_runs)
   if share and share_max <= 0 then share_max = math.max(1, math.floor((max_runs + 1) / 2)) end
-  redis.call('ZREMRANGEBYSCORE', slots, '-inf', now)
-  if redis.call('ZSCORE', slots, run) then
-    redis.call('ZADD', slots, now + lease, run)
+  for _, member in ipairs(redis.call('ZRANGEBYSCORE', slots, '-inf', now)) do
+    slot_check(slots, leases, member, now)
+  end
+  if redis.call('ZSCORE', slots, run) and slot_check(slots, leases, run, now) then
+    hold_slot(slots, leases, run, token, now, lease)  -- the same run again: re-armed
     return {1, max_runs, share_max}
   end
   if share then
-    local mine = 0
-    for _, member in ipairs(redis.call('SMEMBERS', share)) do
-      if redis.call('ZSCORE', slots, member) then
-        mine = mine + 1
-      else
-        redis.call('SREM', share, member)
-      end
-    end
+    local mine = share_count(slots, leases, share, now, false)
+    if mine >= share_max then mine = share_count(slots, leases, share, now, true) end
     if mine >= share_max then return {-1, max_runs, share_max} end
   end
-  if redis.call('ZCARD', slots) >= max_runs then return {0, max_runs, share_max} end
-  redis.call('ZADD', slots, now + lease, run)
+  if redis.call('ZCARD', slots) >= max_runs then
+    for _, member in ipairs(redis.call('ZRANGE', slots, 0, -1)) do
+      slot_check(slots, leases, member, now)
+    end
+    if redis.call('ZCARD', slots) >= max_runs then return {0, max_runs, share_max} end
+  end
+  hold_slot(slots, leases, run, token, now, lease)
   if share then
     redis.call('SADD', share, run)
     redis.call('EXPIRE', share, share_ttl)
@@ -180,30 +270,43 @@ local function acquire_slot(slots, share, info, run, max_runs, lease, share_max,
   return {1, max_runs, share_max}
 end
 """
+# The share and info keys travel in ARGV ('' for none): a gateway-only script on one
+# Redis (runs.quota declares all its keys).
 _ACQUIRE: Final = ACQUIRE_LUA + """
-return acquire_slot(KEYS[1], KEYS[2], KEYS[3], ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]),
-                    tonumber(ARGV[4] or 0), tonumber(ARGV[5] or 0))
+local share, info = nil, nil
+if ARGV[6] ~= '' then share = ARGV[6] end
+if ARGV[7] ~= '' then info = ARGV[7] end
+return acquire_slot(KEYS[1], KEYS[2], share, info, ARGV[1], ARGV[2], tonumber(ARGV[3]),
+                    tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[8]))
 """
 
-# Only a live lease is renewed: one that ran out stays dead even before anyone purged
-# it, so a run the reaper already judged lost cannot come back to life.
-_RENEW: Final = _NOW + """
-local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if score and tonumber(score) > now then
-  redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[2]), ARGV[1])
-  return 1
+_CAP: Final = SLOT_LUA + """
+return runner_cap(KEYS[1], tonumber(ARGV[1]))
+"""
+
+# A slot lives while its lease key does: read it through the run's token.
+_ALIVE: Final = """
+local token = redis.call('HGET', KEYS[1], ARGV[1])
+if token and redis.call('PTTL', '""" + LEASE_PREFIX + """' .. token) > 0 then return 1 end
+return 0
+"""
+
+_RELEASE: Final = """
+for _, run in ipairs(ARGV) do
+  local token = redis.call('HGET', KEYS[2], run)
+  if token then redis.call('DEL', '""" + LEASE_PREFIX + """' .. token) end
+  redis.call('HDEL', KEYS[2], run)
+  redis.call('ZREM', KEYS[1], run)
 end
-return 0
+return #ARGV
 """
 
-_ALIVE: Final = _NOW + """
-local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if score and tonumber(score) > now then return 1 end
-return 0
-"""
-
-_IN_USE: Final = _NOW + """
-return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
+_SWEEP: Final = SLOT_LUA + _NOW + """
+local dead = 0
+for _, run in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  if not slot_check(KEYS[1], KEYS[2], run, now) then dead = dead + 1 end
+end
+return dead
 """
 
 SLOT_TAKEN, RUNNER_FULL, SHARE_FULL = 1, 0, -1  # what acquire_slot answers
@@ -219,31 +322,52 @@ class Share:
 
 
 def acquire_slot(redis: RedisLike, run_id: str, max_runs: int,
-                 lease_seconds: float = QUEUED_LEASE_SECONDS, share: Share | None = None) -> int:
-    """Take (or keep) a slot for run_id: SLOT_TAKEN, or RUNNER_FULL when max_runs live
-    slots are taken, or SHARE_FULL when `share` already holds its max_runs of them."""
-    if share is None:
-        return int(redis.eval(_ACQUIRE, 1, SLOTS_KEY, run_id, max_runs, lease_seconds)[0])
-    return int(redis.eval(_ACQUIRE, 2, SLOTS_KEY, share.key, run_id, max_runs, lease_seconds,
-                          share.max_runs, share.ttl_seconds)[0])
+                 lease_seconds: float = QUEUED_LEASE_SECONDS, share: Share | None = None,
+                 *, token: str | None = None, info: str | None = None) -> int:
+    """Take (or keep) a slot for run_id under the lease `token` (default: a new one):
+    SLOT_TAKEN, or RUNNER_FULL when max_runs live slots are taken (`info`: the runner's
+    announcement, within [1, max_runs]), or SHARE_FULL when `share` already holds its
+    max_runs of them."""
+    return int(redis.eval(
+        _ACQUIRE, 2, SLOTS_KEY, LEASES_KEY, run_id, token or new_lease_token(), max_runs,
+        lease_seconds, share.max_runs if share else 0, share.key if share else "", info or "",
+        share.ttl_seconds if share else 0)[0])
 
 
-def renew_slot(redis: RedisLike, run_id: str,
-               lease_seconds: float = RUNNING_LEASE_SECONDS) -> bool:
-    """Extend a slot's lease; False if it already expired (the gateway may have reaped it)."""
-    return bool(redis.eval(_RENEW, 1, SLOTS_KEY, run_id, lease_seconds))
+def runner_cap(redis: RedisLike, configured: int) -> int:
+    """The runner's cap: its announcement within [1, configured], else `configured`."""
+    return int(redis.eval(_CAP, 1, RUNNER_INFO_KEY, configured))
+
+
+def renew_lease(redis: LeaseHolder, token: str,
+                lease_seconds: float = RUNNING_LEASE_SECONDS) -> bool:
+    """Extend a run's lease (the runner, with the token it was given); False if it
+    already ran out: a lease never comes back to life (the gateway may have reaped the run)."""
+    return bool(redis.pexpire(lease_key(token), max(1, int(lease_seconds * 1000))))
+
+
+def free_lease(redis: LeaseHolder, token: str) -> None:
+    """The runner's end of a run: its slot is free for the gateway's next start."""
+    redis.delete(lease_key(token))
 
 
 def slot_alive(redis: RedisLike, run_id: str) -> bool:
-    return bool(redis.eval(_ALIVE, 1, SLOTS_KEY, run_id))
+    return bool(redis.eval(_ALIVE, 1, LEASES_KEY, run_id))
 
 
-def slots_in_use(redis: RedisLike) -> int:
-    return int(redis.eval(_IN_USE, 1, SLOTS_KEY))
+def slots_in_use(redis: SlotCounter) -> int:
+    """The slots the gateway holds for runs: taken and not yet seen free (the runner's
+    /capacity may read only this count, ZCARD; the gateway's admissions and the events
+    process's passes drop the entries whose lease is gone)."""
+    return int(redis.zcard(SLOTS_KEY))
+
+
+def sweep_slots(redis: RedisLike) -> int:
+    """Drop the slots whose lease is gone (the gateway's periodic pass); how many."""
+    return int(redis.eval(_SWEEP, 2, SLOTS_KEY, LEASES_KEY))
 
 
 def release_slot(redis: RedisLike, *run_ids: str) -> None:
-    """Free the runs' slots (the runner when a run's last event is in Redis; the
-    gateway when it ends runs itself)."""
+    """Free the runs' slots (the gateway, when it ends runs itself)."""
     if run_ids:
-        redis.eval("return redis.call('ZREM', KEYS[1], unpack(ARGV))", 1, SLOTS_KEY, *run_ids)
+        redis.eval(_RELEASE, 2, SLOTS_KEY, LEASES_KEY, *run_ids)

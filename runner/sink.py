@@ -2,8 +2,8 @@
 
 Every event goes to the run's own stream (live SSE, deltas included); every stored
 event (all but node.delta) also goes to the shared ingest stream the gateway drains
-into PostgreSQL, with the MAC of the run's event key (from the signed task) so the
-gateway stores only what the run's runner sent; the terminal event also sets the
+into PostgreSQL; both with the MAC of the run's event key (from the signed task) so
+the gateway stores and shows only what the run's runner sent; the terminal event also sets the
 run stream's TTL and frees the run's slot. One MULTI/EXEC round trip carries
 everything queued so far (one event when Redis keeps up), so a batch is applied
 whole or not at all and a retry never leaves half of one behind. (A reply lost
@@ -41,13 +41,14 @@ from redis.retry import Retry
 from runner.events import EVENTS_LOST, Event
 from runner.protocol import (
     INGEST_STREAM,
-    SLOTS_KEY,
     STREAM_MAXLEN,
     STREAM_TTL_SECONDS,
     TERMINAL_TYPES,
     encode_event,
     ending_event,
     ingest_fields,
+    lease_key,
+    live_fields,
     run_stream,
 )
 from runner.retry import RetryPolicy, retrying
@@ -74,11 +75,12 @@ class SinkFailed(RuntimeError):
 
 
 class EventSink:
-    def __init__(self, client: redis.Redis, run_id: str, *, event_key: bytes,
+    def __init__(self, client: redis.Redis, run_id: str, *, event_key: bytes, lease: str = "",
                  retry_seconds: float = RETRY_SECONDS) -> None:
         self._redis = client
         self._run_id = run_id
         self._event_key = event_key  # the run's, from its task: authenticates its events
+        self._lease = lease  # the run's lease token, from its task ("": no slot to free)
         self._stream = run_stream(run_id)
         self._retry = replace(REDIS_RETRY, deadline=retry_seconds)
         self._buffer: deque[Event] = deque()
@@ -171,7 +173,8 @@ class EventSink:
         ends = False
         for event in batch:
             data = encode_event(event).encode("utf-8")
-            pipe.xadd(self._stream, {"e": data}, maxlen=STREAM_MAXLEN, approximate=True)
+            pipe.xadd(self._stream, live_fields(self._event_key, self._run_id, data),
+                      maxlen=STREAM_MAXLEN, approximate=True)
             if event.get("type") != "node.delta":
                 pipe.xadd(INGEST_STREAM, ingest_fields(self._event_key, self._run_id, data))
             if event.get("type") in TERMINAL_TYPES:
@@ -179,7 +182,8 @@ class EventSink:
                 # The run's slot is freed with its ending, atomically: whoever sees the
                 # end can start the next run at once (no 429 in between), and the
                 # gateway never sees the slot free without the ending in Redis.
-                pipe.zrem(SLOTS_KEY, self._run_id)
+                if self._lease:
+                    pipe.delete(lease_key(self._lease))
                 ends = True
         pipe.execute()
         self.slot_freed = self.slot_freed or ends

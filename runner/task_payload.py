@@ -6,8 +6,9 @@ and errors name the field, never its value (values may hold the run credential).
 The model server never comes from the payload: its base URL and key are the runner's
 own (MLAIOPS_LLM_*). A judge run's payload may name which backend and model to ask
 there (`llm`: {backend, model}, evaluations.judge); other payloads leave the runner's
-own backend and model. The run credential and the run's event key travel sealed
-(`sealed`, runner/task_seal.py) with a key derived from the runner token.
+own backend and model. The run credential, the run's event key and its slot's lease
+token travel sealed (`sealed`, runner/task_seal.py) with a key derived from the runner
+token.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ class PayloadError(ValueError):
 @dataclass(frozen=True)
 class TaskSecrets:
     credential: str
-    event_key: bytes  # signs the run's ingest entries (runner.protocol.event_mac)
+    event_key: bytes  # signs the run's event entries (runner.protocol.event_mac)
+    lease: str  # names the run's slot lease (runner.protocol.lease_key)
 
 
 @dataclass(frozen=True)
@@ -35,27 +37,33 @@ class RunTask:
     request: RunRequest
     credential: str
     callback_url: str
+    lease: str
 
 
 def task_secrets(payload: dict[str, Any], token: str) -> TaskSecrets:
-    """The sealed credential and event key of a signed payload."""
+    """The sealed credential, event key and lease token of a signed payload."""
     sealed = _required(payload, "sealed", str)
     try:
         values = unseal(sealed, token, str(payload.get("run_id")))
-        return TaskSecrets(values["credential"], bytes.fromhex(values["event_key"]))
+        return TaskSecrets(values["credential"], bytes.fromhex(values["event_key"]),
+                           values["lease"])
     except (SealError, KeyError, ValueError) as exc:
-        raise PayloadError("payload field 'sealed' must hold the credential and event "
-                           "key, sealed for this runner and run") from exc
+        raise PayloadError("payload field 'sealed' must hold the credential, event key "
+                           "and lease token, sealed for this runner and run") from exc
 
 
-def event_key_of(payload: dict[str, Any], token: str) -> bytes:
-    """The run's event key, or an empty one (its events will then be refused by the
-    gateway) when the payload has none: the sink needs a key before the payload is
-    parsed, to report a payload it cannot use."""
+NO_SECRETS = TaskSecrets("", b"", "")
+
+
+def secrets_of(payload: dict[str, Any], token: str) -> TaskSecrets:
+    """The run's secrets, or empty ones when the payload has none: the worker needs the
+    lease and event key before the payload is parsed (to claim the run, and to report
+    a payload it cannot use). Without a lease the run has no slot to run in; without
+    an event key its events are refused by the gateway."""
     try:
-        return task_secrets(payload, token).event_key
+        return task_secrets(payload, token)
     except PayloadError:
-        return b""
+        return NO_SECRETS
 
 
 def parse_task(payload: dict[str, Any], settings: RunnerSettings) -> RunTask:
@@ -73,11 +81,11 @@ def parse_task(payload: dict[str, Any], settings: RunnerSettings) -> RunTask:
         llm=_llm(payload, settings.llm),
         scripted_approvals=_scripted_approvals(payload),
     )
-    credential = task_secrets(payload, settings.token).credential
+    secrets = task_secrets(payload, settings.token)
     callback_url = _required(payload, "callback_url", str)
-    if not credential or not callback_url.startswith(("http://", "https://")):
+    if not secrets.credential or not callback_url.startswith(("http://", "https://")):
         raise PayloadError("credential and an http(s) callback_url are required")
-    return RunTask(request, credential, callback_url)
+    return RunTask(request, secrets.credential, callback_url, secrets.lease)
 
 
 def _required(payload: dict[str, Any], name: str, type_: type) -> Any:

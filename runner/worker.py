@@ -32,7 +32,7 @@ from runner.http_resources import HttpResources
 from runner.retry import retrying
 from runner.settings import RunnerSettings, load_settings
 from runner.sink import REDIS_RETRY, RETRY_SECONDS, EventSink, sink_client
-from runner.task_payload import PayloadError, RunTask, event_key_of, parse_task
+from runner.task_payload import NO_SECRETS, PayloadError, RunTask, parse_task, secrets_of
 from runner.threads import spawn
 
 log = logging.getLogger(__name__)
@@ -90,9 +90,16 @@ def execute(payload: Any, signature: Any, *, settings: RunnerSettings | None = N
     if not isinstance(run_id, str) or not 0 < len(run_id) <= 200:
         log.warning("dropped a signed run task without a valid run_id")
         return "invalid"
+    secrets = secrets_of(payload, settings.token)
+    if secrets == NO_SECRETS:
+        # Without its lease token the run has no slot here, and without its event key
+        # nothing it reports would be believed: the gateway's reaper ends it.
+        log.warning("run %s: its sealed secrets are missing or do not open with this "
+                    "runner's token; not running it", run_id)
+        return "invalid"
     # Claim, slot lease and cancel request in one round trip (runner.claim).
     mine = f"runner-{uuid.uuid4().hex}"
-    claim = _retrying(lambda: claim_run(client, run_id, mine, CLAIM_SECONDS),
+    claim = _retrying(lambda: claim_run(client, run_id, mine, CLAIM_SECONDS, secrets.lease),
                       f"run {run_id}: claim")
     if claim == "duplicate":
         log.info("run %s: already claimed (redelivered, cancelled or reaped); skipped", run_id)
@@ -102,14 +109,14 @@ def execute(payload: Any, signature: Any, *, settings: RunnerSettings | None = N
         return "no_slot"
     sink: EventSink | None = None
     try:
-        sink = EventSink(client, run_id, event_key=event_key_of(payload, settings.token))
+        sink = EventSink(client, run_id, event_key=secrets.event_key, lease=secrets.lease)
         return _run_claimed(client, settings, run_id, payload, sink,
                             cancelled=claim == "cancelled")
     finally:
         if sink is not None and not sink.close(SINK_CLOSE_SECONDS):
             log.error("run %s: %d events could not be written to Redis", run_id, sink.dropped)
         if sink is None or not sink.slot_freed:  # else freed with the terminal event
-            _release(client, run_id)
+            _release(client, run_id, secrets.lease)
 
 
 def _run_claimed(client: redis.Redis, settings: RunnerSettings, run_id: str,
@@ -135,7 +142,7 @@ def _run_graph(client: redis.Redis, settings: RunnerSettings, run_id: str, task:
     resources = HttpResources(task.callback_url, task.credential,
                               timeout=settings.http_timeout, transport=transport)
     cancel = threading.Event()
-    with Watcher(client, run_id, cancel, sink):
+    with Watcher(client, run_id, task.lease, cancel, sink):
         try:
             result = run_graph_sync(task.request, resources=resources, emit=sink, cancel=cancel)
         except Exception:  # an engine bug: the run must still end with one terminal event
@@ -152,11 +159,13 @@ def _ending(type_: str, seq: int, reason: str, code: str, message: str) -> Event
     return protocol.ending_event(type_, seq, reason=reason, code=code, message=message)
 
 
-def _release(client: redis.Redis, run_id: str) -> None:
+def _release(client: redis.Redis, run_id: str, lease: str) -> None:
     # After the sink closed: the gateway must never see the slot free while the
     # terminal event is not in Redis yet (it would take the run for lost).
+    if not lease:
+        return  # no slot of ours to free
     try:
-        _retrying(lambda: protocol.release_slot(client, run_id), f"run {run_id}: release",
+        _retrying(lambda: protocol.free_lease(client, lease), f"run {run_id}: release",
                   seconds=10.0)
     except redis.RedisError:
         log.warning("run %s: could not free its slot; its lease will run out", run_id)
@@ -177,10 +186,11 @@ class Watcher:
     engine also notices at its next event: the sink raises then).
     """
 
-    def __init__(self, client: redis.Redis, run_id: str, cancel: threading.Event,
-                 sink: EventSink) -> None:
+    def __init__(self, client: redis.Redis, run_id: str, lease: str,
+                 cancel: threading.Event, sink: EventSink) -> None:
         self._client = client
         self._run_id = run_id
+        self._lease = lease
         self._cancel = cancel
         self._sink = sink
         self._stop = threading.Event()
@@ -219,7 +229,7 @@ class Watcher:
             self._cancel.set()
 
     def _renew(self) -> None:
-        if not protocol.renew_slot(self._client, self._run_id):
+        if not protocol.renew_lease(self._client, self._lease):
             if not self._cancel.is_set():
                 log.warning("run %s: its slot lease ran out; stopping the run", self._run_id)
             self._cancel.set()

@@ -1,9 +1,9 @@
 """Hand a run to the runner: a capacity slot first, then a signed Celery task.
 
 Nothing secret from the platform goes into the payload: graphs hold resource IDs,
-and the run credential and the run's event key (runs/event_keys.py) are the only
-keys the runner gets, sealed for it (runner/task_seal.py) so no other reader of the
-broker learns them.
+and the run credential, the run's event key (runs/event_keys.py) and its slot's lease
+token (runs/quota.py) are the only keys the runner gets, sealed for it
+(runner/task_seal.py) so no other reader of the broker learns them.
 """
 
 from __future__ import annotations
@@ -36,12 +36,9 @@ def check_runner_configured() -> None:
 
 
 def runner_max_runs() -> int:
-    """The runner's own cap when it has announced one, else the configured default."""
-    announced = sync_redis().hget(protocol.RUNNER_INFO_KEY, "max_runs")
-    try:
-        return int(announced) if announced is not None else settings.KIONGA_DESIGNER_MAX_RUNS
-    except (TypeError, ValueError):
-        return int(settings.KIONGA_DESIGNER_MAX_RUNS)
+    """The runner's own cap when it has announced one within [1, the configured cap],
+    else the configured cap (the admission's rule, runner.protocol.runner_cap)."""
+    return protocol.runner_cap(sync_redis(), int(settings.KIONGA_DESIGNER_MAX_RUNS))
 
 
 def release_capacity(*run_ids: str) -> None:
@@ -49,16 +46,17 @@ def release_capacity(*run_ids: str) -> None:
 
 
 def build_payload(run: Run, graph: dict[str, Any], history: list[dict[str, Any]],
-                  credential: str, subflows: list[dict[str, Any]] | None = None, *,
-                  platform_llm: dict[str, str] | None = None,
+                  credential: str, lease: str, subflows: list[dict[str, Any]] | None = None,
+                  *, platform_llm: dict[str, str] | None = None,
                   scripted_approvals: ScriptedApprovals | None = None) -> dict[str, Any]:
-    """The task; `subflows` are the artifacts of the versions the graph reaches
+    """The task; `lease`: the token of the run's slot lease (runs.quota.take_slot);
+    `subflows` are the artifacts of the versions the graph reaches
     (designs.versions.reached_versions): the runner checks each graph against its
     content_sha256 before any node runs. `platform_llm` ({backend, model}, a judge
     run's) replaces the runner's own for `llm` nodes; never its server or key.
     `scripted_approvals`: an evaluation's run."""
     run_id = str(run.pk)
-    secrets = {"credential": credential, "event_key": event_key(run_id).hex()}
+    secrets = {"credential": credential, "event_key": event_key(run_id).hex(), "lease": lease}
     return {
         "run_id": run_id,
         "project_id": run.project_id,

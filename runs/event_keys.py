@@ -1,4 +1,5 @@
-"""Each run's event key: authenticates the run's ingest entries (runner/protocol.py).
+"""Each run's event key: authenticates the run's event entries, in the ingest stream
+and in its live stream (runner/protocol.py).
 
 Derived from the gateway's own secret (DJANGO_SECRET_KEY), never stored: the
 gateway hands it to the runner inside the signed, sealed task and derives it again
@@ -35,6 +36,11 @@ def entry_authentic(run_id: str, encoded: bytes, mac: bytes) -> bool:
 def ingest_fields(run_id: str, encoded: bytes) -> dict[Any, Any]:
     """An ingest entry for an event the gateway writes itself (cancel before pickup)."""
     return protocol.ingest_fields(event_key(run_id), run_id, encoded)
+
+
+def live_fields(run_id: str, encoded: bytes) -> dict[Any, Any]:
+    """A live stream entry for an event the gateway writes itself."""
+    return protocol.live_fields(event_key(run_id), run_id, encoded)
 
 
 @functools.lru_cache(maxsize=4096)  # a run's events arrive together: derive once per run

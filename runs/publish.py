@@ -8,7 +8,7 @@ from typing import Any
 import redis
 
 from runner import protocol
-from runs.event_keys import ingest_fields
+from runs.event_keys import ingest_fields, live_fields
 
 
 def publish_event(client: redis.Redis, run_id: str, event: dict[str, Any], *,
@@ -20,7 +20,8 @@ def publish_event(client: redis.Redis, run_id: str, event: dict[str, Any], *,
     encoded = protocol.encode_event(event).encode("utf-8")
     stream = protocol.run_stream(run_id)
     pipe = client.pipeline(transaction=False)
-    pipe.xadd(stream, {"e": encoded}, maxlen=protocol.STREAM_MAXLEN, approximate=True)
+    pipe.xadd(stream, live_fields(run_id, encoded), maxlen=protocol.STREAM_MAXLEN,
+              approximate=True)
     if store:
         pipe.xadd(protocol.INGEST_STREAM, ingest_fields(run_id, encoded))
     pipe.expire(stream, protocol.STREAM_TTL_SECONDS)

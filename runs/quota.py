@@ -6,13 +6,14 @@ capacity (rounded up) when that is 0 — so one project's runs waiting on approv
 take every slot and turn everyone else away.
 
 A project's runs are a Redis set beside the slots; a member counts while its slot lives
-(the runner renews it and frees it at the end), and members whose slot is gone are
-dropped on the project's next start. Counting and taking happen in one script (the
-protocol's ACQUIRE_LUA with the project's share and the runner's announced capacity),
-so two concurrent starts never both take the last place. A caller whose API throttles
-are not counted yet (the hot start, runs.hot.start) has them counted in the same
-script, first: one round trip for the whole admission, and a throttled start takes no
-slot, not even for a moment.
+(the runner renews its lease and frees it at the end), and members whose slot is gone
+are dropped on the project's next start. Counting and taking happen in one script (the
+protocol's ACQUIRE_LUA with the project's share and the runner's announced capacity,
+which counts only within [1, KIONGA_DESIGNER_MAX_RUNS], and the slot's lease under the
+token issued here), so two concurrent starts never both take the last place. A caller
+whose API throttles are not counted yet (the hot start, runs.hot.start) has them
+counted in the same script, first: one round trip for the whole admission, and a
+throttled start takes no slot, not even for a moment.
 """
 
 from __future__ import annotations
@@ -58,15 +59,16 @@ class ThrottleCount:
 
 THROTTLED: Final = 2  # what _ADMIT answers when a throttle refused
 
-# KEYS: the slots, the project's runs, the runner's info, then one window per throttle.
-# ARGV: run, default max_runs, lease, the project's max (0: half the runner), the
-# project set's TTL, then a window's four arguments per throttle.
-# Returns {SLOT_TAKEN | RUNNER_FULL | SHARE_FULL | THROTTLED, the runner's max, the
-# project's max, then each window's verdict}.
+# KEYS: the slots, their leases, the project's runs, the runner's info, then one window
+# per throttle. ARGV: run, its lease token, default max_runs, lease, the project's max
+# (0: half the runner), the project set's TTL, then a window's four arguments per
+# throttle. Returns {SLOT_TAKEN | RUNNER_FULL | SHARE_FULL | THROTTLED, the runner's
+# max, the project's max, then each window's verdict}.
+_FIRST_WINDOW: Final = 5
 _ADMIT: Final = throttles.WINDOW_LUA + protocol.ACQUIRE_LUA + """
 local verdicts, refused = {}, false
-for i = 4, #KEYS do
-  local at = 6 + (i - 4) * 4
+for i = """ + str(_FIRST_WINDOW) + """, #KEYS do
+  local at = 7 + (i - """ + str(_FIRST_WINDOW) + """) * 4
   local verdict = throttle_window(KEYS[i], tonumber(ARGV[at]), tonumber(ARGV[at + 1]),
                                   tonumber(ARGV[at + 2]), ARGV[at + 3])
   refused = refused or verdict[1] == 0
@@ -74,21 +76,24 @@ for i = 4, #KEYS do
 end
 local answer = {""" + str(THROTTLED) + """, 0, 0}
 if not refused then
-  answer = acquire_slot(KEYS[1], KEYS[2], KEYS[3], ARGV[1], tonumber(ARGV[2]),
-                        tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]))
+  answer = acquire_slot(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2],
+                        tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]),
+                        tonumber(ARGV[6]))
 end
 for _, verdict in ipairs(verdicts) do answer[#answer + 1] = verdict end
 return answer
 """
 
 
-def take_slot(run_id: str, project_id: int, counting: ThrottleCount | None = None) -> None:
-    """Take a slot for run_id in project_id's share, or refuse the start with 429
-    (`counting`: count these throttles first, 429 throttled if one refuses)."""
+def take_slot(run_id: str, project_id: int, counting: ThrottleCount | None = None) -> str:
+    """Take a slot for run_id in project_id's share and return its lease token (for the
+    runner, sealed in the task), or refuse the start with 429 (`counting`: count these
+    throttles first, 429 throttled if one refuses)."""
     windows = counting.windows if counting is not None else ()
-    keys = [protocol.SLOTS_KEY, project_runs_key(project_id), protocol.RUNNER_INFO_KEY,
-            *(window.key for _throttle, window in windows)]
-    args: list[Any] = [run_id, int(settings.KIONGA_DESIGNER_MAX_RUNS),
+    token = protocol.new_lease_token()
+    keys = [protocol.SLOTS_KEY, protocol.LEASES_KEY, project_runs_key(project_id),
+            protocol.RUNNER_INFO_KEY, *(window.key for _throttle, window in windows)]
+    args: list[Any] = [run_id, token, int(settings.KIONGA_DESIGNER_MAX_RUNS),
                        protocol.QUEUED_LEASE_SECONDS, int(settings.KIONGA_PROJECT_MAX_RUNS),
                        PROJECT_SET_TTL_SECONDS,
                        *(arg for _throttle, window in windows for arg in window.args)]
@@ -114,6 +119,7 @@ def take_slot(run_id: str, project_id: int, counting: ThrottleCount | None = Non
             "KIONGA_DESIGNER_MAX_RUNS.",
             {"max_runs": runner_max},
         )
+    return token
 
 
 def redis_unavailable() -> APIError:

@@ -2,28 +2,39 @@
 
 A client resuming with Last-Event-ID gets every stored event after it from
 PostgreSQL, then the run's Redis stream, skipping seqs it already has (dedupe on
-seq), so it misses none and gets none twice. Deltas carry no id of their own (an
-SSE frame without id keeps the resume point), and are live only. The stream ends
-after the terminal event. Nothing here blocks a thread while it waits.
+seq), so it misses none and gets none twice. A live entry counts only with the MAC
+of the run's event key (runs/event_keys.py), as the ingester demands of stored ones:
+anything else that can write to Redis (the runner's user can append to any run's
+stream) cannot show a run's readers an event, an ending least of all. Deltas carry
+no id of their own (an SSE frame without id keeps the resume point), and are live
+only. The stream ends after the terminal event. Nothing here blocks a thread while it
+waits.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Final
 
 import redis
 
 from kionga.hot_http import LastChunk
 from kionga.redis_client import async_redis
 from runner import protocol
+from runs.event_keys import entry_authentic
 from runs.models import FINAL_STATUSES, Run, RunEvent
 from runs.pooled import pooled
 
+log = logging.getLogger(__name__)
+
 KEEPALIVE_MS = 15_000
 RECONNECT_SECONDS = 0.5
+# A reader logs its first dropped entry, then one line per this many more: a flood of
+# forged entries does not become a flood of log lines.
+DROPS_PER_LOG: Final = 1000
 
 
 def frame(event: dict[str, Any]) -> bytes:
@@ -60,11 +71,12 @@ is_final = pooled(_is_final)
 
 
 class _Cursor:
-    """The last seq sent; true once the terminal event went out."""
+    """The last seq sent; true once the terminal event went out; live entries dropped."""
 
     def __init__(self, last_seq: int) -> None:
         self.last_seq = last_seq
         self.done = False
+        self.dropped = 0
 
     def take(self, event: dict[str, Any]) -> bytes | None:
         if event.get("type") == "node.delta":
@@ -116,7 +128,9 @@ async def _live(run_id: str, cursor: _Cursor) -> AsyncIterator[bytes]:
         batch: list[bytes] = []  # one chunk per batch read
         for entry_id, fields in answer[0][1]:
             position = entry_id
-            event = json.loads(fields[b"e"])
+            event = _authentic_event(run_id, entry_id, fields, cursor)
+            if event is None:
+                continue
             async for out in _fill_gap(run_id, cursor, event):
                 batch.append(out)
             if (taken := cursor.take(event)) is not None:
@@ -125,6 +139,23 @@ async def _live(run_id: str, cursor: _Cursor) -> AsyncIterator[bytes]:
                 break
         if batch:
             yield LastChunk(b"".join(batch)) if cursor.done else b"".join(batch)
+
+
+def _authentic_event(run_id: str, entry_id: Any, fields: dict[bytes, Any],
+                     cursor: _Cursor) -> dict[str, Any] | None:
+    """The entry's event when it carries the MAC of the run's event key, else None
+    (dropped, and logged)."""
+    encoded, mac = fields.get(b"e"), fields.get(b"mac")
+    if isinstance(encoded, bytes) and isinstance(mac, bytes) and entry_authentic(
+            run_id, encoded, mac):
+        event = json.loads(encoded)
+        if isinstance(event, dict):
+            return event
+    cursor.dropped += 1
+    if cursor.dropped % DROPS_PER_LOG == 1:
+        log.warning("run %s: dropped live entry %r without the run's MAC (%d so far on this "
+                    "stream)", run_id, entry_id, cursor.dropped)
+    return None
 
 
 async def _fill_gap(run_id: str, cursor: _Cursor, event: dict[str, Any]) -> AsyncIterator[bytes]:

@@ -106,8 +106,8 @@ def start_target(user: User, target: Target, request: StartRequest,
         target.design, request.session_id)
     run_id = uuid.uuid4()
     try:
-        quota.take_slot(str(run_id), target.design.project_id, counting)
-        return _store_and_send(user, target, request, run_id, history, subflows,
+        lease = quota.take_slot(str(run_id), target.design.project_id, counting)
+        return _store_and_send(user, target, request, run_id, history, subflows, lease,
                                scripted_approvals)
     except quota.REDIS_ERRORS:
         # A Redis restart is a moment of unavailability, not a server error. A run
@@ -117,7 +117,7 @@ def start_target(user: User, target: Target, request: StartRequest,
 
 def _store_and_send(user: User, target: Target, request: StartRequest, run_id: uuid.UUID,
                     history: list[dict[str, Any]], subflows: list[dict[str, Any]],
-                    scripted_approvals: ScriptedApprovals | None) -> Run:
+                    lease: str, scripted_approvals: ScriptedApprovals | None) -> Run:
     design = target.design
     try:
         run = Run(
@@ -137,8 +137,8 @@ def _store_and_send(user: User, target: Target, request: StartRequest, run_id: u
         start_sql.insert_started(run, credential_row, audit.row(
             "run.started", project=design.project, actor=user, target_type="run",
             target_id=run.pk, details=details))
-        payload = dispatch.build_payload(run, target.graph, history, credential, subflows,
-                                         platform_llm=target.platform_llm,
+        payload = dispatch.build_payload(run, target.graph, history, credential, lease,
+                                         subflows, platform_llm=target.platform_llm,
                                          scripted_approvals=scripted_approvals)
         # At once in autocommit; after the caller's commit inside its transaction.
         transaction.on_commit(lambda: dispatch.send_run(celery_app, payload))

@@ -34,7 +34,8 @@ def rds() -> Iterator[redis.Redis]:
 
 
 def _clear(client: redis.Redis) -> None:
-    client.delete(protocol.SLOTS_KEY, protocol.RUNNER_INFO_KEY, protocol.QUEUE)
+    client.delete(protocol.SLOTS_KEY, protocol.LEASES_KEY, protocol.RUNNER_INFO_KEY,
+                  protocol.QUEUE)
 
 
 def queued_tasks(client: redis.Redis) -> list[tuple[dict[str, Any], str]]:

@@ -5,8 +5,6 @@ events, acknowledge or trim, cancel runs, or touch the gateway's queue."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -16,11 +14,11 @@ import redis
 
 from runner import protocol
 from tests.docker_kit import REDIS_ACL, REDIS_START, load_compose, service, unwrap_command
+from tests.redis_acl_kit import GATEWAY_PASSWORD, RUNNER_PASSWORD, AclRedis
 from tests.runner_process.runner_kit import (
     TOKEN,
     Worker,
     client_app,
-    free_port,
     http_get,
     ingest_events,
     mock_graph,
@@ -29,34 +27,6 @@ from tests.runner_process.runner_kit import (
     send,
     wait_for,
 )
-
-GATEWAY_PASSWORD = "gateway-pass-0123456789"
-RUNNER_PASSWORD = "runner-pass-0123456789"
-
-
-class AclRedis:
-    def __init__(self, folder: Path) -> None:
-        self.port = free_port()
-        env = {**os.environ, "REDIS_GATEWAY_PASSWORD": GATEWAY_PASSWORD,
-               "REDIS_RUNNER_PASSWORD": RUNNER_PASSWORD, "REDIS_ACL_TEMPLATE": str(REDIS_ACL),
-               "REDIS_ACL_FILE": str(folder / "users.acl")}
-        self.proc = subprocess.Popen(
-            ["sh", str(REDIS_START), "--port", str(self.port), "--bind", "127.0.0.1",
-             "--dir", str(folder), "--save", "", "--appendonly", "no"],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        assert wait_for(self._up, 10), "redis-start.sh did not start Redis"
-
-    def url(self, user: str, password: str) -> str:
-        return f"redis://{user}:{password}@127.0.0.1:{self.port}/0"
-
-    def client(self, user: str, password: str) -> redis.Redis:
-        return redis.Redis.from_url(self.url(user, password))
-
-    def _up(self) -> bool:
-        try:
-            return bool(self.client("gateway", GATEWAY_PASSWORD).ping())
-        except redis.RedisError:
-            return False
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +70,7 @@ def test_it_lets_a_real_runner_worker_do_its_work(acl_redis: AclRedis, gateway: 
         gateway.set(protocol.cancel_key(cancelled["run_id"]), "1", ex=60)
         assert read_run(gateway, send(app, gateway, cancelled, queue=protocol.QUEUE))[-1][
             "type"] == "run.cancelled"
-        assert wait_for(lambda: gateway.zscore(protocol.SLOTS_KEY, run_id) is None, 5)
+        assert wait_for(lambda: not protocol.slot_alive(gateway, run_id), 5)
         assert http_get(worker.port, "/capacity", TOKEN)[0] == 200
         assert gateway.hget(protocol.RUNNER_INFO_KEY, "max_runs") == b"8"
         app.close()
@@ -131,6 +101,17 @@ DENIED: dict[str, Callable[[redis.Redis], Any]] = {
     "read the runner announcement": lambda r: r.hgetall(protocol.RUNNER_INFO_KEY),
     "run a script on another key": lambda r: r.eval("return redis.call('GET', KEYS[1])", 1,
                                                     "kionga:secret"),
+    # The slots are the gateway's: the runner may count them and renew or free a lease
+    # whose token it holds (tests/test_runs_slot_leases.py), nothing more.
+    "add a slot": lambda r: r.zadd(protocol.SLOTS_KEY, {"fake": 9e9}),
+    "remove a slot": lambda r: r.zrem(protocol.SLOTS_KEY, "any-run"),
+    "read the slots": lambda r: r.zrange(protocol.SLOTS_KEY, 0, -1),
+    "read the lease tokens": lambda r: r.hgetall(protocol.LEASES_KEY),
+    "write a lease token": lambda r: r.hset(protocol.LEASES_KEY, "any-run", "mine"),
+    "create a lease": lambda r: r.set(protocol.lease_key("forged"), "any-run"),
+    "read a lease": lambda r: r.get(protocol.lease_key("forged")),
+    "list the leases": lambda r: r.scan(match=f"{protocol.LEASE_PREFIX}*"),
+    "take a slot with the gateway's script": lambda r: protocol.acquire_slot(r, "fake", 8),
 }
 
 

@@ -4,6 +4,8 @@ runs out (runner gone), and when a cancel is requested."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import redis
 from django.contrib.auth.models import User
@@ -35,7 +37,8 @@ def test_it_refuses_the_credential_of_a_run_whose_lease_ran_out(
     api: Api, carol: User, acme: Project
 ) -> None:
     run, raw = start_run(carol, acme)
-    sync_redis().zadd(protocol.SLOTS_KEY, {str(run.pk): 1.0})  # expired long ago
+    lease: Any = sync_redis().hget(protocol.LEASES_KEY, str(run.pk))
+    sync_redis().delete(protocol.lease_key(lease.decode()))  # expired
     api.assert_error(run_client(raw).get(KBS), 401, "invalid_credential")
 
 

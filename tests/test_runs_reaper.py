@@ -26,9 +26,12 @@ def _old_run(alice: Any, acme: Any, status: str = "running") -> Run:
     return run
 
 
-def test_it_ends_a_run_whose_lease_expired(alice: Any, acme: Any, rds: redis.Redis) -> None:
+def test_it_ends_a_run_whose_lease_expired(alice: Any, acme: Any, rds: redis.Redis,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reaper, "LOST_CONFIRM_SECONDS", 0)
     run = _old_run(alice, acme)
     credential = issue_credential(run)
+    assert reaper.lost_candidates(rds) == []  # first seen: confirmed on the next pass
     lost = reaper.lost_candidates(rds)
     assert lost == [str(run.pk)]
     assert reaper.reap(rds, lost) == 1

@@ -14,6 +14,7 @@ import redis
 
 from kionga.hot_http import LastChunk, answer_stream
 from runner import protocol
+from runs.event_keys import live_fields
 from runs.sse import run_event_stream
 from runs.start_stream import with_head
 
@@ -70,7 +71,7 @@ def test_an_ended_runs_stream_is_one_last_chunk_with_or_without_the_runs_head() 
 def test_the_live_batch_with_the_ending_ends_the_answer(rds: redis.Redis) -> None:
     run_id = str(uuid.uuid4())
     for event in (STARTED, COMPLETED):
-        rds.xadd(protocol.run_stream(run_id), {"e": json.dumps(event)})
+        rds.xadd(protocol.run_stream(run_id), live_fields(run_id, json.dumps(event).encode()))
     try:
         answer = bodies(run_event_stream(run_id, -1, (False, [])))
     finally:

@@ -25,6 +25,7 @@ from kionga.models import Project
 from kionga.redis_client import async_pool_size, sync_redis
 from kionga.tokens import issue_token
 from runner import protocol
+from runs.event_keys import live_fields
 from runs.models import Run
 from tests.designs_helpers import make_design
 from tests.internal_listener import database_url_of_tests, free_port
@@ -128,7 +129,8 @@ def test_it_caps_streams_per_user_and_in_all(gateway: str, alice: User, bob: Use
         live = other.follow()
         assert live.status_code == 200
         event = {"seq": 0, "type": "run.started", "at": protocol.now_iso()}
-        sync_redis().xadd(protocol.run_stream(str(run.pk)), {"e": json.dumps(event)})
+        sync_redis().xadd(protocol.run_stream(str(run.pk)),
+                          live_fields(str(run.pk), json.dumps(event).encode()))
         assert "event: run.started" in other.read_until(live, "data:")
         # The process's budget is spent: 503 for anyone else, until a stream closes.
         third = Viewer(gateway, alice, url, streams)

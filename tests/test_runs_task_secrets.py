@@ -1,5 +1,6 @@
-"""The task's secrets (run credential, event key) are sealed for the runner: a reader
-of the broker without the runner token learns neither, and a changed seal is refused."""
+"""The task's secrets (run credential, event key, slot lease token) are sealed for the
+runner: a reader of the broker without the runner token learns none, and a changed seal
+is refused."""
 
 import base64
 import json
@@ -11,8 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kionga.tokens import hash_token
+from runner import protocol
 from runner.settings import load_settings
-from runner.task_payload import PayloadError, event_key_of, parse_task, task_secrets
+from runner.task_payload import NO_SECRETS, PayloadError, parse_task, secrets_of, task_secrets
 from runner.task_seal import SealError, seal, unseal
 from runs.event_keys import event_key
 from runs.models import Run
@@ -28,7 +30,7 @@ def _settings() -> Any:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_it_keeps_the_credential_and_event_key_out_of_the_broker(
+def test_it_keeps_the_credential_event_key_and_lease_out_of_the_broker(
         api: Api, alice: Any, acme: Any, runner_configured: Any, rds: redis.Redis) -> None:
     design = make_design(alice, acme)
     run_id = api.client_for(alice).post(start_url(design), {"input": "x"},
@@ -39,12 +41,17 @@ def test_it_keeps_the_credential_and_event_key_out_of_the_broker(
     assert Run.objects.get(pk=run_id).credential.token_hash == hash_token(
         secrets.credential)
     assert secrets.event_key == event_key(run_id)
+    # The slot's lease token, as the admission issued it.
+    assert rds.hget(protocol.LEASES_KEY, run_id) == secrets.lease.encode()
+    assert protocol.slot_alive(rds, run_id) and len(secrets.lease) >= 32
     assert secrets.credential not in raw and secrets.event_key.hex() not in raw
+    assert secrets.lease not in raw
     assert "credential" not in payload
     assert parse_task(payload, _settings()).credential == secrets.credential
+    assert parse_task(payload, _settings()).lease == secrets.lease
     with pytest.raises(PayloadError):
         task_secrets(payload, "another-runner-token-0123")
-    assert event_key_of(payload, "another-runner-token-0123") == b""
+    assert secrets_of(payload, "another-runner-token-0123") == NO_SECRETS
 
 
 def test_it_derives_one_key_per_run(settings: Any) -> None:

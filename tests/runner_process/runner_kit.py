@@ -177,7 +177,8 @@ def knowledge_graph() -> dict[str, Any]:
 def payload(graph: dict[str, Any], *, run_id: str | None = None, text: str = "hello there",
             callback_url: str = "http://127.0.0.1:9/api/v1") -> dict[str, Any]:
     run_id = run_id or str(uuid.uuid4())
-    secrets = {"credential": f"run-cred-{uuid.uuid4().hex}", "event_key": EVENT_KEY.hex()}
+    secrets = {"credential": f"run-cred-{uuid.uuid4().hex}", "event_key": EVENT_KEY.hex(),
+               "lease": protocol.new_lease_token()}
     return {
         "run_id": run_id, "project_id": 1, "graph": graph,
         "input": text, "session_id": None, "history": [], "allow_side_effects": False,
@@ -191,15 +192,24 @@ def credential_of(body: dict[str, Any]) -> str:
     return unseal(body["sealed"], TOKEN, body["run_id"])["credential"]
 
 
+def lease_of(body: dict[str, Any]) -> str:
+    """The token of the run's slot lease, as the gateway issued it with the slot."""
+    return unseal(body["sealed"], TOKEN, body["run_id"])["lease"]
+
+
+def slot_for(client: redis.Redis, body: dict[str, Any], max_runs: int = 8) -> bool:
+    """Take the run's slot under its task's lease token, as the gateway does."""
+    return protocol.acquire_slot(client, str(body["run_id"]), max_runs,
+                                 token=lease_of(body)) == protocol.SLOT_TAKEN
+
+
 def send(app: Celery, client: redis.Redis, body: dict[str, Any], *,
          signature: str | None = None, take_slot: bool = True,
          queue: str = SESSION_QUEUE) -> str:
     """Take the run's slot (as the gateway does), then send the signed task."""
     run_id = str(body["run_id"])
     if take_slot:
-        taken = wait_for(
-            lambda: protocol.acquire_slot(client, run_id, 8) == protocol.SLOT_TAKEN, 20)
-        assert taken, "no free slot"
+        assert wait_for(lambda: slot_for(client, body), 20), "no free slot"
     sig = signature if signature is not None else protocol.sign(body, TOKEN)
     app.send_task(protocol.TASK_NAME, args=[body, sig], queue=queue)
     return run_id

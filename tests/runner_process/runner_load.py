@@ -12,7 +12,7 @@ import redis
 from celery import Celery
 
 from runner import protocol
-from tests.runner_process.runner_kit import TERMINAL, payload, send
+from tests.runner_process.runner_kit import TERMINAL, payload, send, slot_for
 
 IN_FLIGHT = 8
 
@@ -28,7 +28,7 @@ def run_many(rds: redis.Redis, app: Celery, graph: dict[str, Any], runs: int,
     while sum(ended.values()) < runs:
         while sent < runs and sent - sum(ended.values()) < IN_FLIGHT:
             body = payload(graph)
-            if not protocol.acquire_slot(rds, body["run_id"], IN_FLIGHT):
+            if not slot_for(rds, body, IN_FLIGHT):
                 break  # the slot of a finished run is not freed yet
             send(app, rds, body, take_slot=False)
             sent += 1

@@ -27,6 +27,7 @@ from tests.runner_process.runner_kit import (
     TOKEN,
     ingest_events,
     payload,
+    slot_for,
     stream_events,
 )
 
@@ -45,7 +46,7 @@ def test_it_runs_a_lone_surrogate_through_extract_to_a_stored_end(
         runner_settings: RunnerSettings, sink_redis: redis.Redis) -> None:
     body = payload(chain({"id": "x", "kind": "extract", "config": {"path": "a"}}),
                    text='{"a":"x\\ud800y"}')
-    assert protocol.acquire_slot(sink_redis, body["run_id"], 8)
+    assert slot_for(sink_redis, body)
     assert worker.execute(body, protocol.sign(body, TOKEN), settings=runner_settings,
                           client=sink_redis) == "completed"
     events = stream_events(sink_redis, body["run_id"])

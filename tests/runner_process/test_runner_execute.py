@@ -17,6 +17,7 @@ from tests.runner_process.runner_kit import (
     knowledge_graph,
     mock_graph,
     payload,
+    slot_for,
     slow_gateway,
     stream_events,
     wait_for,
@@ -24,7 +25,7 @@ from tests.runner_process.runner_kit import (
 
 
 def run(body: dict[str, Any], runner_settings: RunnerSettings, sink_redis: redis.Redis) -> str:
-    assert protocol.acquire_slot(sink_redis, body["run_id"], 8)
+    assert slot_for(sink_redis, body)
     return worker.execute(body, protocol.sign(body, TOKEN), settings=runner_settings,
                           client=sink_redis)
 
@@ -54,7 +55,7 @@ def test_it_ends_a_crashed_run_with_one_internal_error(
         (0, "run.started"), (1, "node.started"), (2, "run.failed")]
     assert events[-1]["reason"] == "internal_error"
     assert events[-1]["error"]["code"] == "node_error"
-    assert sink_redis.zscore(protocol.SLOTS_KEY, body["run_id"]) is None
+    assert not protocol.slot_alive(sink_redis, body["run_id"])
 
 
 @pytest.mark.allow_output  # the crash is logged with its traceback
@@ -79,7 +80,7 @@ def test_it_stops_a_run_whose_lease_ran_out(runner_settings: RunnerSettings,
             target=lambda: outcome.append(run(body, runner_settings, sink_redis)))
         thread.start()
         assert wait_for(lambda: bool(seen), 5)
-        sink_redis.zrem(protocol.SLOTS_KEY, body["run_id"])  # as if the gateway reaped it
+        protocol.release_slot(sink_redis, body["run_id"])  # as if the gateway reaped it
         thread.join(protocol.HEARTBEAT_SECONDS + 3)
     assert outcome == ["cancelled"]
     assert stream_events(sink_redis, body["run_id"])[-1]["type"] == "run.cancelled"

@@ -63,8 +63,8 @@ def test_it_counts_slots_in_use(runner_worker: Worker, rds: redis.Redis,
         assert body["available"] == max(0, 8 - body["in_use"])
         rds.set(protocol.cancel_key(run_id), "1", ex=60)
         read_run(rds, run_id)
-    assert wait_for(lambda: rds.zscore(protocol.SLOTS_KEY, run_id) is None, 2)
-    rds.zrem(protocol.SLOTS_KEY, *queued)
+    assert wait_for(lambda: not protocol.slot_alive(rds, run_id), 2)
+    protocol.release_slot(rds, *queued)
 
 
 def test_it_counts_exactly_the_live_slots(runner_worker: Worker, rds: redis.Redis) -> None:

@@ -12,6 +12,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -46,7 +47,7 @@ def start_slow_run(worker: Worker, rds: redis.Redis, app: Celery, url: str) -> s
     run_id = send(app, rds, payload(knowledge_graph(), callback_url=url), queue=worker.queue)
     read_run(rds, run_id, until=lambda e: e.get("node_id") == "search")
     # Running: the queued lease (30 s) was replaced by the running one.
-    assert rds.zscore(protocol.SLOTS_KEY, run_id) is not None
+    assert protocol.slot_alive(rds, run_id)
     return run_id
 
 
@@ -65,8 +66,10 @@ def assert_lease_runs_out(rds: redis.Redis, run_id: str) -> None:
                     protocol.RUNNING_LEASE_SECONDS + 1, step=0.2)
     assert time.monotonic() - killed <= protocol.RUNNING_LEASE_SECONDS + 1
     # Once dead it stays dead: a late renewal cannot revive it.
-    assert not protocol.renew_slot(rds, run_id)
-    rds.zrem(protocol.SLOTS_KEY, run_id)
+    lease: Any = rds.hget(protocol.LEASES_KEY, run_id)
+    assert not protocol.renew_lease(rds, lease.decode())
+    assert not protocol.slot_alive(rds, run_id)
+    protocol.release_slot(rds, run_id)
 
 
 def test_it_stops_renewing_when_the_worker_is_killed(doomed: Worker, rds: redis.Redis,

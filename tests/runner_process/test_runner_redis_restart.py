@@ -59,7 +59,7 @@ def test_it_loses_no_event_when_redis_restarts_mid_run(tmp_path: Path) -> None:
         assert [e["seq"] for e in events] == list(range(len(events)))
         assert by_seq(ingest_events(client, run_id)) == by_seq(stream_events(client, run_id))
         assert by_seq(stream_events(client, run_id)) == events
-        assert client.zscore(protocol.SLOTS_KEY, run_id) is None
+        assert not protocol.slot_alive(client, run_id)
     finally:
         app.close()
         worker.stop()

@@ -22,6 +22,7 @@ from tests.runner_process.runner_kit import (
     credential_of,
     ingest_events,
     knowledge_graph,
+    lease_of,
     mock_graph,
     payload,
     read_run,
@@ -57,22 +58,23 @@ def test_it_runs_a_mock_graph_to_completion(runner_worker: Worker, rds: redis.Re
     assert ingest_events(rds, run_id) == kept
     assert 0 < rds.ttl(protocol.run_stream(run_id)) <= protocol.STREAM_TTL_SECONDS
     # The slot is freed once the last event is in Redis.
-    assert wait_for(lambda: rds.zscore(protocol.SLOTS_KEY, run_id) is None, 2)
+    assert wait_for(lambda: not protocol.slot_alive(rds, run_id), 2)
 
 
 def test_it_drops_a_task_with_a_bad_signature(runner_worker: Worker, rds: redis.Redis,
                                               celery_client: Celery) -> None:
     body = payload(mock_graph())
     run_id = send(celery_client, rds, body, signature=protocol.sign(body, "another-token-0123"))
-    lease = rds.zscore(protocol.SLOTS_KEY, run_id)
     # A correctly signed task sent after it runs; by then the bad one was dealt with.
     read_run(rds, send(celery_client, rds, payload(mock_graph())))
     assert stream_events(rds, run_id) == [] and ingest_events(rds, run_id) == []
     assert rds.get(protocol.claim_key(run_id)) is None
-    assert rds.zscore(protocol.SLOTS_KEY, run_id) == lease  # untouched
+    # Untouched: still the queued lease, not renewed as a running one.
+    left = rds.pttl(protocol.lease_key(lease_of(body)))
+    assert left > protocol.RUNNING_LEASE_SECONDS * 1000
     assert wait_for(lambda: "invalid signature" in runner_worker.log(), 5)
     assert credential_of(body) not in runner_worker.log()
-    rds.zrem(protocol.SLOTS_KEY, run_id)
+    protocol.release_slot(rds, run_id)
 
 
 def test_it_runs_a_redelivered_task_once(runner_worker: Worker, rds: redis.Redis,
@@ -98,7 +100,7 @@ def test_it_only_reports_a_cancel_requested_before_the_start(
         (0, "run.cancelled", "cancelled")]
     VALIDATOR.validate(events[0])
     assert ingest_events(rds, run_id) == events
-    assert wait_for(lambda: rds.zscore(protocol.SLOTS_KEY, run_id) is None, 2)
+    assert wait_for(lambda: not protocol.slot_alive(rds, run_id), 2)
 
 
 def test_it_cancels_a_run_mid_way(runner_worker: Worker, rds: redis.Redis,
@@ -115,7 +117,7 @@ def test_it_cancels_a_run_mid_way(runner_worker: Worker, rds: redis.Redis,
     assert events[-1]["type"] == "run.cancelled"
     time.sleep(0.3)
     assert stream_events(rds, run_id)[-1] == events[-1]  # nothing after it
-    assert wait_for(lambda: rds.zscore(protocol.SLOTS_KEY, run_id) is None, 2)
+    assert wait_for(lambda: not protocol.slot_alive(rds, run_id), 2)
 
 
 def test_it_does_not_run_a_task_whose_slot_is_gone(runner_worker: Worker, rds: redis.Redis,
@@ -126,13 +128,17 @@ def test_it_does_not_run_a_task_whose_slot_is_gone(runner_worker: Worker, rds: r
     assert stream_events(rds, run_id) == []
 
 
-def test_it_fails_a_run_whose_signed_payload_is_unusable(
+def test_it_does_not_run_a_task_whose_secrets_do_not_open(
         runner_worker: Worker, rds: redis.Redis, celery_client: Celery) -> None:
-    body = payload(mock_graph())
-    body["sealed"] = payload(mock_graph())["sealed"]  # sealed for another run
-    events = read_run(rds, send(celery_client, rds, body))
-    assert [(e["type"], e["reason"]) for e in events] == [("run.failed", "invalid_request")]
-    assert "'sealed'" in events[0]["error"]["message"]
+    body, other = payload(mock_graph()), payload(mock_graph())
+    body["sealed"] = other["sealed"]  # sealed for another run: no lease, no event key
+    assert protocol.acquire_slot(rds, body["run_id"], 8) == protocol.SLOT_TAKEN
+    run_id = send(celery_client, rds, body, take_slot=False)
+    read_run(rds, send(celery_client, rds, payload(mock_graph())))
+    assert wait_for(lambda: f"run {run_id}: its sealed secrets are missing" in
+                    runner_worker.log(), 5)
+    assert stream_events(rds, run_id) == [] and rds.get(protocol.claim_key(run_id)) is None
+    protocol.release_slot(rds, run_id)  # else the gateway's reaper ends it
 
 
 def test_it_redacts_the_run_credential(runner_worker: Worker, rds: redis.Redis,

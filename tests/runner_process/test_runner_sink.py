@@ -54,16 +54,18 @@ def test_it_writes_stored_events_to_both_streams_and_deltas_to_one(rds: redis.Re
     assert (sink.last_seq, sink.terminal_seen) == (1, True)
 
 
-def test_it_authenticates_each_ingest_entry_with_the_run_key(rds: redis.Redis) -> None:
+def test_it_authenticates_each_entry_with_the_run_key(rds: redis.Redis) -> None:
     run_id = str(uuid.uuid4())
     sink = EventSink(sink_client(REDIS_URL), run_id, event_key=KEY)
     for seq in range(3):
         sink(event(seq))
+    sink(event(2, "node.delta", node_id="m", attempt=1, delta="d", delta_index=0))
     assert sink.close(5)
     entries: Any = rds.xrange(protocol.INGEST_STREAM)
     mine = [f for _id, f in entries if f[b"run"] == run_id.encode()]
-    assert len(mine) == 3
-    for fields in mine:
+    live: Any = rds.xrange(protocol.run_stream(run_id))
+    assert (len(mine), len(live)) == (3, 4)
+    for fields in [*mine, *(f for _id, f in live)]:
         assert protocol.event_mac_valid(KEY, run_id, fields[b"e"], fields[b"mac"])
         assert not protocol.event_mac_valid(b"x" * 32, run_id, fields[b"e"], fields[b"mac"])
         assert not protocol.event_mac_valid(KEY, str(uuid.uuid4()), fields[b"e"], fields[b"mac"])
@@ -112,14 +114,14 @@ def test_it_gives_up_when_redis_stays_away(caplog: pytest.LogCaptureFixture) -> 
 def test_the_terminal_event_frees_the_run_slot_with_it(rds: redis.Redis) -> None:
     """Whoever sees a run end may start the next one at once: its slot is freed in the
     same transaction as the ending, not by a later call."""
-    run_id = str(uuid.uuid4())
-    assert protocol.acquire_slot(rds, run_id, 8) == protocol.SLOT_TAKEN
-    sink = EventSink(sink_client(REDIS_URL), run_id, event_key=KEY)
+    run_id, lease = str(uuid.uuid4()), protocol.new_lease_token()
+    assert protocol.acquire_slot(rds, run_id, 8, token=lease) == protocol.SLOT_TAKEN
+    sink = EventSink(sink_client(REDIS_URL), run_id, event_key=KEY, lease=lease)
     sink(event(0, "run.started"))
     assert wait_for(lambda: len(read(rds, protocol.run_stream(run_id))) == 1, 5)
-    assert rds.zscore(protocol.SLOTS_KEY, run_id) is not None
+    assert protocol.slot_alive(rds, run_id)
     assert not sink.slot_freed
     sink(event(1, "run.completed", output="x", usage={"tokens": 1}))
     assert sink.close(5)
-    assert rds.zscore(protocol.SLOTS_KEY, run_id) is None
+    assert not protocol.slot_alive(rds, run_id)
     assert sink.slot_freed
