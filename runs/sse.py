@@ -5,12 +5,18 @@ PostgreSQL, then the run's Redis stream, skipping seqs it already has (dedupe on
 seq), so it misses none and gets none twice. Deltas carry no id of their own (an
 SSE frame without id keeps the resume point), and are live only. The stream ends
 after the terminal event. Nothing here blocks a thread while it waits.
+
+The live stream is bounded (runner/live.py: its oldest entries go, a stored event too
+large for it is there as its seq only) and, once the run's end is stored, keeps only
+its last entry (runs/live_streams.py): whatever it no longer holds is taken from
+PostgreSQL, waiting a moment for the ingester when it has not stored it yet.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -24,6 +30,11 @@ from runs.pooled import pooled
 
 KEEPALIVE_MS = 15_000
 RECONNECT_SECONDS = 0.5
+# Events the live stream skipped are read from PostgreSQL; the ingester stores them
+# within milliseconds as a rule, so a reader polls this long for them, then goes on
+# (a run whose event could not be stored has a hole there for good).
+STORED_WAIT_SECONDS = 5.0
+STORED_POLL_SECONDS = 0.1
 
 
 def frame(event: dict[str, Any]) -> bytes:
@@ -116,10 +127,13 @@ async def _live(run_id: str, cursor: _Cursor) -> AsyncIterator[bytes]:
         batch: list[bytes] = []  # one chunk per batch read
         for entry_id, fields in answer[0][1]:
             position = entry_id
-            event = json.loads(fields[b"e"])
-            async for out in _fill_gap(run_id, cursor, event):
-                batch.append(out)
-            if (taken := cursor.take(event)) is not None:
+            event, stored_only = _live_entry(fields)
+            seq = event.get("seq")
+            if event.get("type") != "node.delta" and type(seq) is int:
+                # Seqs the live stream skipped (trimmed, or too large for it): stored.
+                async for out in _from_store(run_id, cursor, seq if stored_only else seq - 1):
+                    batch.append(out)
+            if not stored_only and (taken := cursor.take(event)) is not None:
                 batch.append(taken)
             if cursor.done:
                 break
@@ -127,13 +141,30 @@ async def _live(run_id: str, cursor: _Cursor) -> AsyncIterator[bytes]:
             yield LastChunk(b"".join(batch)) if cursor.done else b"".join(batch)
 
 
-async def _fill_gap(run_id: str, cursor: _Cursor, event: dict[str, Any]) -> AsyncIterator[bytes]:
-    # The live stream skipped seqs (Redis lost entries): the stored log may have them.
-    seq = event.get("seq")
-    if event.get("type") != "node.delta" and type(seq) is int and seq > cursor.last_seq + 1:
-        for missing in await stored_after(run_id, cursor.last_seq, before=seq):
-            if (out := cursor.take(missing)) is not None:
-                yield out
+def _live_entry(fields: dict[bytes, bytes]) -> tuple[dict[str, Any], bool]:
+    """A live entry's event, and whether it is only the seq and type of a stored event
+    (runner/live.py); an entry of neither kind is nothing to send."""
+    if (stub := fields.get(protocol.LIVE_STORED_ONLY_FIELD)) is not None:
+        return json.loads(stub), True
+    if (data := fields.get(protocol.LIVE_EVENT_FIELD)) is not None:
+        return json.loads(data), False
+    return {}, True
+
+
+async def _from_store(run_id: str, cursor: _Cursor, through: int) -> AsyncIterator[bytes]:
+    """The stored events after the cursor up to seq `through`, waiting up to
+    STORED_WAIT_SECONDS for the ingester to store them (stored seqs are consecutive)."""
+    if through <= cursor.last_seq:
+        return
+    after, deadline = cursor.last_seq, time.monotonic() + STORED_WAIT_SECONDS
+    while True:
+        events = await stored_after(run_id, after, before=through + 1)
+        if len(events) >= through - after or time.monotonic() >= deadline:
+            break
+        await asyncio.sleep(STORED_POLL_SECONDS)
+    for event in events:
+        if (out := cursor.take(event)) is not None:
+            yield out
 
 
 async def _when_quiet(run_id: str, cursor: _Cursor) -> AsyncIterator[bytes]:
