@@ -15,8 +15,9 @@ still be executing it to stop (cancel key) and a task not started yet not to sta
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
-from typing import Final
+from typing import Any, Final
 
 import redis
 from django.db import transaction
@@ -27,6 +28,8 @@ from runner import protocol
 from runs.lifecycle import apply_event, do_finish_run
 from runs.models import ACTIVE_STATUSES, Run, RunEvent
 from runs.publish import publish_event
+
+log = logging.getLogger(__name__)
 
 # A run younger than this cannot have lost its runner yet (its slot was just taken).
 GRACE = timedelta(seconds=2)
@@ -69,11 +72,24 @@ def fail_run(client: redis.Redis, run_id: str, reason: str) -> int:
         RunEvent.objects.create(run=run, seq=event["seq"], type=event["type"], data=event)
         run.save(update_fields=apply_event(run, event))
         do_finish_run(run)
-    # A late or redelivered task must not start it again, a runner still executing
-    # it must stop; live readers see the end.
-    pipe = client.pipeline(transaction=False)
-    pipe.set(protocol.claim_key(run_id), "reaped", ex=KEY_SECONDS)
-    pipe.set(protocol.cancel_key(run_id), "1", ex=KEY_SECONDS)
-    pipe.execute()
-    publish_event(client, run_id, event, store=False)  # stored above already
+    _tell_redis(client, run_id, event)
     return 1
+
+
+def _tell_redis(client: redis.Redis, run_id: str, event: dict[str, Any]) -> None:
+    """After the ending is committed: a late or redelivered task must not start the
+    run again, a runner still executing it must stop, live readers see the end. Best
+    effort: the stored ending is the record, and Redis refusing these (full,
+    restarting) must not stop the ingester. Without them a late task still finds its
+    slot lease gone and does not start, and a runner still executing the run finds
+    its lease gone at its next renewal and stops."""
+    try:
+        pipe = client.pipeline(transaction=False)
+        pipe.set(protocol.claim_key(run_id), "reaped", ex=KEY_SECONDS)
+        pipe.set(protocol.cancel_key(run_id), "1", ex=KEY_SECONDS)
+        pipe.execute()
+        publish_event(client, run_id, event, store=False)  # stored above already
+    except redis.RedisError as exc:
+        log.error("run %s ended (%s) but Redis refused the writes that follow (%s: %s); "
+                  "the stored ending stands", run_id, event.get("reason"),
+                  type(exc).__name__, exc)
