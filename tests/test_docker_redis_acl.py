@@ -1,7 +1,8 @@
 """Redis users (docker/redis-users.acl, started by docker/redis-start.sh as compose does):
 nobody connects without a user; the runner's user can do everything a real runner
-worker does and nothing else — it cannot read the ingest stream or other runs'
-events, acknowledge or trim, cancel runs, or touch the gateway's queue."""
+worker does (a large run of a project over its live budget included) and nothing
+else — it cannot read the ingest stream or other runs' events, acknowledge or trim
+the ingest stream, cancel runs, or touch the gateway's queue."""
 
 from __future__ import annotations
 
@@ -101,6 +102,16 @@ def test_it_lets_a_real_runner_worker_do_its_work(acl_redis: AclRedis, gateway: 
         assert read_run(gateway, send(app, gateway, cancelled, queue=protocol.QUEUE))[-1][
             "type"] == "run.cancelled"
         assert wait_for(lambda: gateway.zscore(protocol.SLOTS_KEY, run_id) is None, 5)
+        # A large run of a project over its live budget: the runner records its stream
+        # in the project's account and trims it (a selector allows XTRIM on run streams).
+        gateway.hset(protocol.live_bytes_key(1), "another-run",
+                     f"{protocol.PROJECT_LIVE_MAX_BYTES}:9999999999")
+        large = payload(mock_graph(), text=" ".join(f"w{i}" for i in range(20_000)))
+        assert read_run(gateway, send(app, gateway, large, queue=protocol.QUEUE),
+                        seconds=30)[-1]["type"] == "run.completed"
+        assert gateway.hget(protocol.live_bytes_key(1), large["run_id"]) is None  # pressed
+        assert 0 < int(gateway.memory_usage(protocol.run_stream(large["run_id"])) or 0) <= (
+            protocol.LIVE_STREAM_PRESSED_BYTES)
         assert http_get(worker.port, "/capacity", TOKEN)[0] == 200
         assert gateway.hget(protocol.RUNNER_INFO_KEY, "max_runs") == b"8"
         app.close()
@@ -144,6 +155,9 @@ def test_it_lets_the_runner_append_to_the_streams(runner: redis.Redis) -> None:
     assert runner.xadd(protocol.INGEST_STREAM, {"run": "r", "e": "{}", "mac": "m"})
     assert runner.xadd(f"{RUN}:events", {"e": "{}"})
     assert runner.expire(f"{RUN}:events", 60)
+    assert runner.xtrim(f"{RUN}:events", maxlen=1, approximate=False) == 0
+    account = protocol.live_bytes_key(7)
+    assert runner.eval(protocol.LIVE_BYTES_LUA, 1, account, "r", 100_000, 60) == 0
 
 
 def test_it_starts_compose_redis_with_the_users() -> None:
