@@ -14,9 +14,18 @@ from typing import Any
 
 import pytest
 import redis
+import yaml
 
 from runner import protocol
-from tests.docker_kit import REDIS_ACL, REDIS_START, load_compose, service, unwrap_command
+from tests.docker_kit import (
+    REDIS_ACL,
+    REDIS_K8S_CONFIG,
+    REDIS_START,
+    load_compose,
+    redis_settings,
+    service,
+    unwrap_command,
+)
 from tests.runner_process.runner_kit import (
     TOKEN,
     Worker,
@@ -36,13 +45,18 @@ RUNNER_PASSWORD = "runner-pass-0123456789"
 
 
 class AclRedis:
+    """Redis as compose starts it (redis-start.sh, with the compose command's options as
+    they are when nothing is set), on a free port and without persistence."""
+
     def __init__(self, folder: Path) -> None:
         self.port = free_port()
         env = {**os.environ, "REDIS_GATEWAY_PASSWORD": GATEWAY_PASSWORD,
                "REDIS_RUNNER_PASSWORD": RUNNER_PASSWORD, "REDIS_ACL_TEMPLATE": str(REDIS_ACL),
                "REDIS_ACL_FILE": str(folder / "users.acl")}
+        compose = [part for name, value in redis_settings(load_compose()).items()
+                   if name != "appendonly" for part in (f"--{name}", value)]
         self.proc = subprocess.Popen(
-            ["sh", str(REDIS_START), "--port", str(self.port), "--bind", "127.0.0.1",
+            ["sh", str(REDIS_START), *compose, "--port", str(self.port), "--bind", "127.0.0.1",
              "--dir", str(folder), "--save", "", "--appendonly", "no"],
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         assert wait_for(self._up, 10), "redis-start.sh did not start Redis"
@@ -174,3 +188,37 @@ def test_it_starts_compose_redis_with_the_users() -> None:
     assert set(redis_service["environment"]) == {"REDIS_GATEWAY_PASSWORD",
                                                  "REDIS_RUNNER_PASSWORD"}
     assert "user default off" in REDIS_ACL.read_text().splitlines()
+
+
+def test_compose_starts_redis_with_a_memory_limit_and_no_eviction(gateway: redis.Redis) -> None:
+    assert gateway.config_get("maxmemory-policy") == {
+        "maxmemory-policy": protocol.REDIS_MAXMEMORY_POLICY}
+    assert gateway.config_get("maxmemory") == {"maxmemory": str(512 * 1024 * 1024)}
+
+
+def test_the_kubernetes_redis_settings_are_a_redis_config(tmp_path: Path) -> None:
+    """docker/k8s/redis.yaml's redis.conf, as a Redis loads it."""
+    config: Any = yaml.safe_load(REDIS_K8S_CONFIG.read_text(encoding="utf-8"))
+    conf = tmp_path / "redis.conf"
+    conf.write_text(config["data"]["redis.conf"], encoding="utf-8")
+    port = free_port()
+    proc = subprocess.Popen(["redis-server", str(conf), "--port", str(port), "--bind",
+                             "127.0.0.1", "--dir", str(tmp_path), "--save", ""],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    client = redis.Redis(port=port)
+    try:
+        assert wait_for(lambda: _pings(client), 10)
+        assert client.config_get("maxmemory-policy") == {
+            "maxmemory-policy": protocol.REDIS_MAXMEMORY_POLICY}
+        assert client.config_get("maxmemory") == {"maxmemory": str(512 * 1024 * 1024)}
+    finally:
+        client.close()
+        proc.kill()
+        proc.wait(10)
+
+
+def _pings(client: redis.Redis) -> bool:
+    try:
+        return bool(client.ping())
+    except redis.RedisError:
+        return False
