@@ -8,9 +8,8 @@ ingest stream the gateway drains into PostgreSQL, with the MAC of the run's even
 write sets the run stream's TTL; the terminal event also frees the run's slot. One
 MULTI/EXEC round trip carries everything queued so far (one event when Redis keeps
 up), so a batch is applied whole or not at all and a retry never leaves half of one
-behind. (A reply lost
-after EXEC applied can still repeat a batch on retry: readers dedupe on seq, and
-the gateway stores each run + seq once.)
+behind. (A reply lost after EXEC applied can still repeat a batch on retry: readers
+dedupe on seq, and the gateway stores each run + seq once.)
 
 The engine calls the sink synchronously, so `__call__` only appends to a buffer; a
 writer thread (one the worker process reuses) drains it. When Redis is unreachable

@@ -8,9 +8,9 @@ import json
 from typing import Any
 
 import pytest
-import redis
 
 from runner import protocol
+from runs import ingest_stream
 from tests.ingest_helpers import (
     COMPLETE,
     Ingester,
@@ -23,13 +23,16 @@ from tests.ingest_helpers import (
     status,
     until,
 )
+from tests.redis_kit import PrivateRedis
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_it_recovers_a_dead_ingesters_entries_and_survives_poison(
-        alice: Any, acme: Any, stream: redis.Redis,
-        ingester: Ingester) -> None:
+        alice: Any, acme: Any, private_redis: PrivateRedis, ingester: Ingester) -> None:
+    # A Redis of the test's own: no other session's ingester takes these entries.
+    stream = private_redis.client()
+    ingest_stream.ensure_group(stream)
     held, poisoned, plain = (make_run(alice, acme) for _ in range(3))
     sent = events(*COMPLETE)
     send(stream, held, sent)
@@ -40,7 +43,7 @@ def test_it_recovers_a_dead_ingesters_entries_and_survives_poison(
     nul = json.dumps({**sent[1], "node_id": "a\x00"}).encode()
     stream.xadd(protocol.INGEST_STREAM, fields(str(poisoned.pk), nul))
     send(stream, plain, sent)
-    process = ingester()
+    process = ingester(private_redis.url)
     until(lambda: status(held) == "completed" and status(plain) == "completed"
           and status(poisoned) == "failed", process, 30)
     assert seqs(held) == seqs(plain) == [0, 1, 2, 3]

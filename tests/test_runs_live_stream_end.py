@@ -6,6 +6,7 @@ whether the ingester stored the runner's ending or the reaper wrote its own."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -13,12 +14,25 @@ import pytest
 import redis
 from django.utils import timezone
 
+from kionga.redis_client import sync_redis
 from runner import protocol
-from runs import reaper
+from runs import ingest_stream, reaper
 from runs.models import Run
 from tests.ingest_helpers import AT, COMPLETE, drain, events, make_run, send, status
+from tests.redis_kit import PrivateRedis
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def stream(settings: Any, private_redis: PrivateRedis) -> Iterator[redis.Redis]:
+    """The gateway's Redis, of this test's own: no other session's ingester drains it."""
+    settings.REDIS_URL = private_redis.url
+    sync_redis.cache_clear()
+    client = sync_redis()
+    ingest_stream.ensure_group(client)
+    yield client
+    sync_redis.cache_clear()
 
 
 def _delta(seq: int, index: int) -> dict[str, Any]:

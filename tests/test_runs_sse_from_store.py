@@ -18,6 +18,7 @@ import pytest
 import redis
 from django.db import connection
 
+from kionga.redis_client import sync_redis
 from runner import protocol
 from runs.models import Run, RunEvent
 from runs.sse import opening, run_event_stream
@@ -25,6 +26,12 @@ from tests.ingest_helpers import AT, make_run
 from tests.test_runs_stream_end import bodies
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def live_redis() -> redis.Redis:
+    """The Redis the gateway reads live streams from (each test's run has its own)."""
+    return sync_redis()
 
 KINDS = ("run.started", "node.started", "node.completed", "node.started", "node.completed",
          "run.completed")
@@ -60,29 +67,29 @@ def _entry(event: dict[str, Any]) -> dict[bytes, bytes]:
 @pytest.mark.parametrize("live_stream", ["trimmed", "expired"])
 @pytest.mark.parametrize("after", [-1, 2])
 def test_a_late_reader_gets_every_stored_event_after_its_resume_point(
-        alice: Any, acme: Any, rds: redis.Redis, live_stream: str, after: int) -> None:
+        alice: Any, acme: Any, live_redis: redis.Redis, live_stream: str, after: int) -> None:
     run = make_run(alice, acme, status="completed")
     sent = _events()
     _store(run, sent)
-    live = _live(rds, run, _entry(sent[-1])) if live_stream == "trimmed" else None
+    live = _live(live_redis, run, _entry(sent[-1])) if live_stream == "trimmed" else None
     try:
         answer = bodies(run_event_stream(str(run.pk), after, opening(run, after)))
     finally:
         if live:
-            rds.delete(live)
+            live_redis.delete(live)
     assert _frames(answer) == sent[after + 1:]
     assert not answer[-1][1]  # the answer ended
 
 
 def test_a_reader_following_when_the_stream_was_trimmed_waits_for_the_stored_log(
-        alice: Any, acme: Any, rds: redis.Redis) -> None:
+        alice: Any, acme: Any, live_redis: redis.Redis) -> None:
     run = make_run(alice, acme, status="running")
     sent = _events()
     _store(run, sent[:2])
     start = opening(run, -1)  # the reader opened here: two events stored, run active
     # The run went on and ended; its live stream holds the ending only, and the
     # ingester stores the rest a moment later.
-    live = _live(rds, run, _entry(sent[-1]))
+    live = _live(live_redis, run, _entry(sent[-1]))
 
     def ingester_catches_up() -> None:
         time.sleep(0.5)
@@ -95,12 +102,12 @@ def test_a_reader_following_when_the_stream_was_trimmed_waits_for_the_stored_log
         answer = bodies(run_event_stream(str(run.pk), -1, start))
     finally:
         late.join()
-        rds.delete(live)
+        live_redis.delete(live)
     assert _frames(answer) == sent
 
 
 def test_a_stored_event_too_large_for_the_live_stream_comes_from_the_stored_log(
-        alice: Any, acme: Any, rds: redis.Redis) -> None:
+        alice: Any, acme: Any, live_redis: redis.Redis) -> None:
     run = make_run(alice, acme, status="running")
     sent = _events()
     _store(run, sent)
@@ -108,23 +115,23 @@ def test_a_stored_event_too_large_for_the_live_stream_comes_from_the_stored_log(
         {"seq": 2, "type": "node.completed"}).encode()}
     delta = {"seq": 2, "type": "node.delta", "at": AT, "node_id": "m", "attempt": 1,
              "delta": "hi", "delta_index": 0}
-    live = _live(rds, run, *[_entry(e) for e in sent[:2]], stub, _entry(delta),
+    live = _live(live_redis, run, *[_entry(e) for e in sent[:2]], stub, _entry(delta),
                  *[_entry(e) for e in sent[3:]])
     try:
         answer = bodies(run_event_stream(str(run.pk), -1, (False, [])))
     finally:
-        rds.delete(live)
+        live_redis.delete(live)
     assert _frames(answer) == [*sent[:3], delta, *sent[3:]]
 
 
-def test_an_unknown_live_entry_is_skipped(rds: redis.Redis) -> None:
+def test_an_unknown_live_entry_is_skipped(live_redis: redis.Redis) -> None:
     run_id = str(uuid.uuid4())
     live = protocol.run_stream(run_id)
-    rds.xadd(live, {"other": "x"})
+    live_redis.xadd(live, {"other": "x"})
     ending = {"seq": 0, "type": "run.cancelled", "at": AT, "reason": "cancelled"}
-    rds.xadd(live, _entry(ending))  # type: ignore[arg-type]
+    live_redis.xadd(live, _entry(ending))  # type: ignore[arg-type]
     try:
         answer = bodies(run_event_stream(run_id, -1, (False, [])))
     finally:
-        rds.delete(live)
+        live_redis.delete(live)
     assert _frames(answer) == [ending]
