@@ -35,7 +35,7 @@ def after_runs_ended(runs: Iterable[Run], *, free_slots: bool) -> None:
         for run_id, project_id in ended:
             stream = protocol.run_stream(run_id)
             pipe.xtrim(stream, maxlen=1, approximate=False)
-            pipe.expire(stream, protocol.ENDED_STREAM_TTL_SECONDS, lt=True)
+            pipe.expire(stream, protocol.ENDED_STREAM_TTL_SECONDS)
             pipe.hdel(protocol.live_bytes_key(project_id), run_id)
         pipe.execute()
         if free_slots:  # the gateway ended them (reaper, event_rejected): their slots too
