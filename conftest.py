@@ -70,4 +70,4 @@ def django_db_setup(django_db_setup: Any) -> None:
 
 
 # Fixtures shared by several test files, kept beside the tests that use them.
-pytest_plugins = ["tests.runs_helpers", "tests.ingest_helpers"]
+pytest_plugins = ["tests.runs_helpers", "tests.ingest_helpers", "tests.redis_kit"]

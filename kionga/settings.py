@@ -366,7 +366,10 @@ KIONGA_EGRESS_ALLOW = env.strings("KIONGA_EGRESS_ALLOW")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # The level first: an operator finds ERROR lines (Redis or the database refusing
+    # the ingester, a crash) without knowing the messages.
+    "formatters": {"level": {"format": "%(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "level"}},
     "root": {"handlers": ["console"], "level": env.text("KIONGA_LOG_LEVEL", "INFO")},
     "filters": {"quiet_tasks": {"()": "kionga.log_filters.QuietTasks",
                                 "tasks": KIONGA_QUIET_TASKS}},

@@ -53,6 +53,10 @@ LEASES_KEY: Final = "kionga:runner:leases"
 # which it can do only for the runs whose token it was given.
 LEASE_PREFIX: Final = "kionga:lease:"
 LEASE_TOKEN_BYTES: Final = 24
+# Redis must never evict: the runner's queue, the ingest stream, slots, claim and cancel
+# keys all matter; memory is bounded by the live-stream bounds below instead
+# (docs/decisions/redis-memory.md).
+REDIS_MAXMEMORY_POLICY: Final = "noeviction"
 RUNNER_INFO_KEY: Final = "kionga:runner:info"
 
 # How long a slot lives without renewal: the first lease covers the wait in the
@@ -60,9 +64,30 @@ RUNNER_INFO_KEY: Final = "kionga:runner:info"
 QUEUED_LEASE_SECONDS: Final = 30.0
 RUNNING_LEASE_SECONDS: Final = 10.0
 HEARTBEAT_SECONDS: Final = 2.0
-# Live streams of finished runs are kept this long for late SSE readers.
+# Live streams (written by runner/sink.py, best effort: the stored events are the
+# record). Every write sets STREAM_TTL_SECONDS, so no live stream outlives its run by
+# more than that; once the gateway has stored a run's end it keeps only the stream's
+# last entry, for ENDED_STREAM_TTL_SECONDS (a late reader resumes from PostgreSQL).
 STREAM_TTL_SECONDS: Final = 3600
+ENDED_STREAM_TTL_SECONDS: Final = 60
 STREAM_MAXLEN: Final = 20_000
+# A run's live stream holds at most LIVE_STREAM_MAX_BYTES of Redis memory, each entry
+# counted at what it may cost (live_entry_cost); the oldest entries go first.
+LIVE_STREAM_MAX_BYTES: Final = 1024 * 1024
+# A project's live streams together. A run's stream grows past LIVE_STREAM_PRESSED_BYTES
+# only while the project's other streams leave it room to reach LIVE_STREAM_MAX_BYTES;
+# otherwise the run is pressed: its deltas stay out of the live stream and the stream
+# keeps its newest LIVE_STREAM_PRESSED_BYTES. Streams below that are not counted.
+PROJECT_LIVE_MAX_BYTES: Final = 4 * 1024 * 1024
+LIVE_STREAM_PRESSED_BYTES: Final = 64 * 1024
+# A live entry is the event (`e`), or, for a stored event too large for the live
+# stream, only its seq and type (`s`): readers take that event from the stored log.
+LIVE_EVENT_FIELD: Final = b"e"
+LIVE_STORED_ONLY_FIELD: Final = b"s"
+LIVE_MAC_FIELD: Final = b"mac"
+STORED_ONLY_MAC_PREFIX: Final = b"stored-only\n"
+# What a live entry's MAC field adds to its size ("mac" and 64 hex digits, rounded up).
+LIVE_MAC_COST: Final = 80
 MIN_TOKEN_LENGTH: Final = 16
 
 # The run vocabulary both sides speak: a run's statuses, and the terminal events that
@@ -97,6 +122,19 @@ def ending_event(type_: str, seq: int, *, reason: str, code: str | None = None,
 
 def run_stream(run_id: str) -> str:
     return f"kionga:run:{run_id}:events"
+
+
+def live_entry_cost(size: int) -> int:
+    """The most a live entry holding `size` bytes costs Redis (MEMORY USAGE, Redis 7 with
+    jemalloc, measured over sizes from 20 B to 900 KB): small entries share a stream node
+    at ~50 B each beside the value; larger ones may take nodes of their own, rounded up
+    to the allocator's next size class (up to 25 %)."""
+    return size + 64 if size < 256 else (size + 256) * 13 // 10 + 256
+
+
+def live_bytes_key(project_id: int) -> str:
+    """A project's live-stream bytes: run ID → "bytes:expiry" (see LIVE_BYTES_LUA)."""
+    return f"kionga:live:{project_id}"
 
 
 def cancel_key(run_id: str) -> str:
@@ -136,16 +174,25 @@ def event_mac_valid(key: bytes, run_id: str, encoded: bytes, mac: bytes) -> bool
     return hmac.compare_digest(event_mac(key, run_id, encoded).encode("ascii"), mac)
 
 
-def live_fields(key: bytes, run_id: str, encoded: bytes) -> dict[Any, Any]:
-    """The fields of a run's live stream entry: encoded event, its MAC (live readers
-    drop an entry without the right one; typed loosely: redis-py's field mapping type
-    is invariant)."""
-    return {"e": encoded, "mac": event_mac(key, run_id, encoded)}
+def live_fields(key: bytes, run_id: str, encoded: bytes, *,
+                stored_only: bool = False) -> dict[Any, Any]:
+    """The fields of a run's live stream entry: the encoded event (or, `stored_only`,
+    its seq and type only: runner/live.py) and its MAC (live readers drop an entry
+    without the right one; typed loosely: redis-py's field mapping type is invariant)."""
+    field = LIVE_STORED_ONLY_FIELD if stored_only else LIVE_EVENT_FIELD
+    return {field: encoded, LIVE_MAC_FIELD: event_mac(key, run_id,
+                                                      live_mac_message(encoded, stored_only))}
+
+
+def live_mac_message(encoded: bytes, stored_only: bool) -> bytes:
+    """What a live entry's MAC covers: a stub's is told apart from a whole event's, so
+    neither can be passed off as the other."""
+    return STORED_ONLY_MAC_PREFIX + encoded if stored_only else encoded
 
 
 def ingest_fields(key: bytes, run_id: str, encoded: bytes) -> dict[Any, Any]:
     """The fields of an ingest stream entry: run ID, encoded event, its MAC."""
-    return {"run": run_id, **live_fields(key, run_id, encoded)}
+    return {"run": run_id, "e": encoded, "mac": event_mac(key, run_id, encoded)}
 
 
 class RedisLike(Protocol):
@@ -307,6 +354,33 @@ for _, run in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
   if not slot_check(KEYS[1], KEYS[2], run, now) then dead = dead + 1 end
 end
 return dead
+"""
+
+# A project's live bytes (live_bytes_key): sets what this run's live stream holds
+# (ARGV[2]; 0 forgets the run) until Redis time + ARGV[3] s, drops runs whose record
+# ran out, and returns what the project's other runs hold. The sink calls it in its
+# MULTI (runner/sink.py); the gateway forgets a run once its end is stored.
+LIVE_BYTES_LUA: Final = _NOW + """
+local key, run, bytes, ttl = KEYS[1], ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+if bytes > 0 then
+  redis.call('HSET', key, run, bytes .. ':' .. math.floor(now + ttl))
+  redis.call('EXPIRE', key, ttl)
+else
+  redis.call('HDEL', key, run)
+end
+local others = 0
+local records = redis.call('HGETALL', key)
+for i = 1, #records, 2 do
+  if records[i] ~= run then
+    local held, expiry = string.match(records[i + 1], '^(%d+):(%d+)$')
+    if held and tonumber(expiry) > now then
+      others = others + tonumber(held)
+    else
+      redis.call('HDEL', key, records[i])
+    end
+  end
+end
+return others
 """
 
 SLOT_TAKEN, RUNNER_FULL, SHARE_FULL = 1, 0, -1  # what acquire_slot answers

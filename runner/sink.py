@@ -1,21 +1,23 @@
 """EventSink: delivers one run's events to Redis, in order, surviving a Redis restart.
 
-Every event goes to the run's own stream (live SSE, deltas included); every stored
-event (all but node.delta) also goes to the shared ingest stream the gateway drains
-into PostgreSQL; both with the MAC of the run's event key (from the signed task) so
-the gateway stores and shows only what the run's runner sent; the terminal event also sets the
-run stream's TTL and frees the run's slot. One MULTI/EXEC round trip carries
-everything queued so far (one event when Redis keeps up), so a batch is applied
-whole or not at all and a retry never leaves half of one behind. (A reply lost
-after EXEC applied can still repeat a batch on retry: readers dedupe on seq, and
-the gateway stores each run + seq once.)
+Every event goes to the run's own stream (live SSE, deltas included), bounded in bytes
+(runner/live.py: the oldest entries go first; a project over its live budget keeps
+less and no deltas); every stored event (all but node.delta) also goes to the shared
+ingest stream the gateway drains into PostgreSQL; both with the MAC of the run's event
+key (from the signed task) so the gateway stores and shows only what the run's runner
+sent. Every write sets the run stream's TTL; the terminal event also frees the run's
+slot. One MULTI/EXEC round trip carries everything queued so far (one event when Redis
+keeps up), so a batch is applied whole or not at all and a retry never leaves half of
+one behind. (A reply lost after EXEC applied can still repeat a batch on retry: readers
+dedupe on seq, and the gateway stores each run + seq once.)
 
 The engine calls the sink synchronously, so `__call__` only appends to a buffer; a
 writer thread (one the worker process reuses) drains it. When Redis is unreachable
-the writer keeps the buffer (in
-order, never reordered) and retries with backoff for up to `retry_seconds`; the run
-goes on meanwhile. Only if Redis stays away longer does it give up (`failed`): the
-slot lease has run out by then and the gateway's reaper ends the run anyway.
+(or full: it refuses writes with OOM until memory is freed) the writer keeps the
+buffer (in order, never reordered) and retries with backoff for up to
+`retry_seconds`; the run goes on meanwhile. Only if Redis stays away longer does it
+give up (`failed`): the slot lease has run out by then and the gateway's reaper ends
+the run anyway.
 
 Any other failure of a batch (an event that does not encode, Redis refusing a
 command) cannot pass on retry, but Redis is there: the sink drops the run's other
@@ -31,7 +33,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import deque
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 import redis
@@ -39,9 +41,10 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from runner.events import EVENTS_LOST, Event
+from runner.live import Append, LiveStream
 from runner.protocol import (
     INGEST_STREAM,
-    STREAM_MAXLEN,
+    LIVE_BYTES_LUA,
     STREAM_TTL_SECONDS,
     TERMINAL_TYPES,
     encode_event,
@@ -63,9 +66,11 @@ MAX_BACKLOG: Final = 20_000
 MAX_BATCH: Final = 500
 RETRY_SECONDS: Final = 60.0
 # Errors after which the same batch may be sent again: the connection failed
-# (ConnectionError covers BusyLoadingError while a restarted Redis loads its data)
-# or the server is not writable yet.
-RETRYABLE: Final = (redis.ConnectionError, redis.TimeoutError, redis.ReadOnlyError)
+# (ConnectionError covers BusyLoadingError while a restarted Redis loads its data),
+# the server is not writable yet, or it is full (a MULTI refused with OOM applies
+# nothing; memory comes back as the gateway stores and trims).
+RETRYABLE: Final = (redis.ConnectionError, redis.TimeoutError, redis.ReadOnlyError,
+                    redis.OutOfMemoryError)
 # How the sink and the worker wait for Redis to come back.
 REDIS_RETRY: Final = RetryPolicy(deadline=RETRY_SECONDS, retry_on=RETRYABLE)
 
@@ -76,12 +81,13 @@ class SinkFailed(RuntimeError):
 
 class EventSink:
     def __init__(self, client: redis.Redis, run_id: str, *, event_key: bytes, lease: str = "",
-                 retry_seconds: float = RETRY_SECONDS) -> None:
+                 project_id: int | None = None, retry_seconds: float = RETRY_SECONDS) -> None:
         self._redis = client
         self._run_id = run_id
         self._event_key = event_key  # the run's, from its task: authenticates its events
         self._lease = lease  # the run's lease token, from its task ("": no slot to free)
         self._stream = run_stream(run_id)
+        self.live = LiveStream(project_id)  # touched by the writer thread only
         self._retry = replace(REDIS_RETRY, deadline=retry_seconds)
         self._buffer: deque[Event] = deque()
         self._lock = threading.Condition()
@@ -154,7 +160,8 @@ class EventSink:
     def _deliver(self, batch: list[Event]) -> str | None:
         """None when the batch is in Redis, else what went wrong."""
         try:
-            retrying(lambda: self._write(batch), self._retry,
+            writes = self._prepare(batch)  # once: a retry sends the same entries
+            retrying(lambda: self._write(writes), self._retry,
                      f"run {self._run_id}: Redis unreachable")
             return None
         except RETRYABLE as exc:
@@ -168,24 +175,45 @@ class EventSink:
             log.exception("run %s: its events could not be written", self._run_id)
             return f"the runner could not write the run's events ({type(exc).__name__})"
 
-    def _write(self, batch: list[Event]) -> None:
-        pipe = self._redis.pipeline(transaction=True)
-        ends = False
+    def _prepare(self, batch: list[Event]) -> _Writes:
+        writes = _Writes(trim=self.live.trim())
         for event in batch:
-            data = encode_event(event).encode("utf-8")
-            pipe.xadd(self._stream, live_fields(self._event_key, self._run_id, data),
-                      maxlen=STREAM_MAXLEN, approximate=True)
-            if event.get("type") != "node.delta":
-                pipe.xadd(INGEST_STREAM, ingest_fields(self._event_key, self._run_id, data))
-            if event.get("type") in TERMINAL_TYPES:
-                pipe.expire(self._stream, STREAM_TTL_SECONDS)
+            kind, data = str(event.get("type")), encode_event(event).encode("utf-8")
+            live = self.live.append(kind, int(event.get("seq", -1)), data)
+            writes.events.append(_Write(live, data if kind != "node.delta" else None,
+                                        kind in TERMINAL_TYPES))
+        writes.account = self.live.account()
+        return writes
+
+    def _write(self, writes: _Writes) -> None:
+        pipe = self._redis.pipeline(transaction=True)
+        if writes.trim is not None:
+            pipe.xtrim(self._stream, maxlen=writes.trim, approximate=False)
+        ends = False
+        for write in writes.events:
+            if write.live is not None:
+                pipe.xadd(self._stream, live_fields(self._event_key, self._run_id,
+                                                    write.live.data,
+                                                    stored_only=write.live.stored_only),
+                          maxlen=write.live.keep, approximate=False)
+            if write.stored is not None:
+                pipe.xadd(INGEST_STREAM, ingest_fields(self._event_key, self._run_id,
+                                                       write.stored))
+            if write.terminal:
                 # The run's slot is freed with its ending, atomically: whoever sees the
                 # end can start the next run at once (no 429 in between), and the
                 # gateway never sees the slot free without the ending in Redis.
                 if self._lease:
                     pipe.delete(lease_key(self._lease))
                 ends = True
-        pipe.execute()
+        # Every write, not only the ending: a stream whose run died unseen still expires.
+        pipe.expire(self._stream, STREAM_TTL_SECONDS)
+        if writes.account is not None:
+            key, held = writes.account
+            pipe.eval(LIVE_BYTES_LUA, 1, key, self._run_id, held, STREAM_TTL_SECONDS)
+        answers = pipe.execute()
+        if writes.account is not None:
+            self.live.settle(int(answers[-1]))
         self.slot_freed = self.slot_freed or ends
 
     def _give_up(self, lost: int) -> None:
@@ -216,6 +244,22 @@ class EventSink:
 
 
 _UNREACHABLE: Final = "unreachable"
+
+
+@dataclass(frozen=True)
+class _Write:
+    live: Append | None  # the live entry (None: left out of the live stream)
+    stored: bytes | None  # the encoded event for the ingest stream (None: a delta)
+    terminal: bool
+
+
+@dataclass
+class _Writes:
+    """One batch as the MULTI sends it, prepared once so a retry sends the same."""
+
+    trim: int | None
+    events: list[_Write] = field(default_factory=list)
+    account: tuple[str, int] | None = None
 
 
 def _stored_seqs(batch: list[Event]) -> list[int]:

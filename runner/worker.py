@@ -109,7 +109,8 @@ def execute(payload: Any, signature: Any, *, settings: RunnerSettings | None = N
         return "no_slot"
     sink: EventSink | None = None
     try:
-        sink = EventSink(client, run_id, event_key=secrets.event_key, lease=secrets.lease)
+        sink = EventSink(client, run_id, event_key=secrets.event_key, lease=secrets.lease,
+                         project_id=_project_id(payload))
         return _run_claimed(client, settings, run_id, payload, sink,
                             cancelled=claim == "cancelled")
     finally:
@@ -153,6 +154,12 @@ def _run_graph(client: redis.Redis, settings: RunnerSettings, run_id: str, task:
             return "internal_error"
     log.info("run %s: %s after %d steps", run_id, result.status, result.steps)
     return result.status
+
+
+def _project_id(payload: dict[str, Any]) -> int | None:
+    """The run's project, whose live-stream budget its stream shares (runner.live)."""
+    project = payload.get("project_id")
+    return project if type(project) is int else None
 
 
 def _ending(type_: str, seq: int, reason: str, code: str, message: str) -> Event:

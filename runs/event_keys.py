@@ -38,9 +38,9 @@ def ingest_fields(run_id: str, encoded: bytes) -> dict[Any, Any]:
     return protocol.ingest_fields(event_key(run_id), run_id, encoded)
 
 
-def live_fields(run_id: str, encoded: bytes) -> dict[Any, Any]:
+def live_fields(run_id: str, encoded: bytes, *, stored_only: bool = False) -> dict[Any, Any]:
     """A live stream entry for an event the gateway writes itself."""
-    return protocol.live_fields(event_key(run_id), run_id, encoded)
+    return protocol.live_fields(event_key(run_id), run_id, encoded, stored_only=stored_only)
 
 
 @functools.lru_cache(maxsize=4096)  # a run's events arrive together: derive once per run

@@ -11,6 +11,7 @@ storage ignores (unique run + seq, status only from stored events).
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 from collections.abc import Iterator
@@ -19,6 +20,8 @@ from typing import Any, Final
 import redis
 
 from runner import protocol
+
+log = logging.getLogger(__name__)
 
 BATCH: Final = 500
 IDLE_CLAIM_MS: Final = 30_000
@@ -34,12 +37,45 @@ def consumer_name() -> str:
 
 
 def ensure_group(client: redis.Redis) -> None:
+    """Our consumer group, created when missing. Looked up first: a full Redis refuses
+    XGROUP CREATE even for a group that exists, but still lets the ingester read, store,
+    acknowledge and trim, which frees memory."""
+    if _has_group(client):
+        return
     try:
         client.xgroup_create(protocol.INGEST_STREAM, protocol.INGEST_GROUP, id="0",
                              mkstream=True)
     except redis.ResponseError as exc:
         if "BUSYGROUP" not in str(exc):
             raise
+
+
+def _has_group(client: redis.Redis) -> bool:
+    try:
+        groups: Any = client.xinfo_groups(protocol.INGEST_STREAM)
+    except redis.ResponseError as exc:
+        if "no such key" in str(exc):
+            return False
+        raise
+    return any(_text(g["name"]) == protocol.INGEST_GROUP for g in groups)
+
+
+def warn_if_redis_evicts(client: redis.Redis) -> None:
+    """Say loudly at start when Redis may evict keys or has no memory limit (see
+    docs/decisions/redis-memory.md): the ingest stream and the runner's queue must never
+    be evicted. Best effort: a Redis that cannot say is not a reason to stop."""
+    try:
+        memory: Any = client.info("memory")
+    except redis.RedisError as exc:
+        log.warning("could not read Redis's memory settings (%s)", type(exc).__name__)
+        return
+    policy = str(memory.get("maxmemory_policy", ""))
+    if policy != protocol.REDIS_MAXMEMORY_POLICY:
+        log.error("Redis runs with maxmemory-policy %s: it may evict the ingest stream or "
+                  "the runner's queue; run it with %s", policy,
+                  protocol.REDIS_MAXMEMORY_POLICY)
+    if not memory.get("maxmemory"):
+        log.warning("Redis has no maxmemory: a full host, not Redis, will stop it")
 
 
 def read_new(client: redis.Redis, consumer: str, block_ms: int) -> list[Entry]:
@@ -67,13 +103,19 @@ def claimed_batches(client: redis.Redis, consumer: str, min_idle_ms: int) -> Ite
 def acknowledge(client: redis.Redis, entries: list[Entry],
                 quarantined: list[tuple[bytes, dict[bytes, bytes], str]]) -> None:
     """Dead-letter the refused entries (with the reason and their ID) and acknowledge
-    the whole batch, in one MULTI: an entry is never acknowledged without its copy."""
+    the whole batch, in one MULTI: an entry is never acknowledged without its copy.
+    Without refused entries, a plain XACK: a full Redis refuses any MULTI, but not an
+    acknowledgement (and trimming what is acknowledged frees memory)."""
+    ids = [e[0] for e in entries]
+    if not quarantined:
+        client.xack(protocol.INGEST_STREAM, protocol.INGEST_GROUP, *ids)
+        return
     pipe = client.pipeline(transaction=True)
     for entry_id, fields, reason in quarantined:
         letter: dict[Any, Any] = {**fields, b"reason": reason, b"entry": entry_id}
         pipe.xadd(protocol.DEAD_LETTER_STREAM, letter,
                   maxlen=protocol.DEAD_LETTER_MAXLEN, approximate=True)
-    pipe.xack(protocol.INGEST_STREAM, protocol.INGEST_GROUP, *[e[0] for e in entries])
+    pipe.xack(protocol.INGEST_STREAM, protocol.INGEST_GROUP, *ids)
     pipe.execute()
 
 
@@ -81,15 +123,15 @@ def committed_floor(client: redis.Redis) -> str | None:
     """The ID below which every entry is acknowledged: the oldest pending entry, else
     the one after the last delivered. None without our group (nothing is known).
 
-    Read in one MULTI, so the two answers describe the same instant: an entry
-    delivered after it has a larger ID than the last delivered one read here."""
-    pipe = client.pipeline(transaction=True)
-    pipe.xpending(protocol.INGEST_STREAM, protocol.INGEST_GROUP)
-    pipe.xinfo_groups(protocol.INGEST_STREAM)
-    pending, groups = pipe.execute()
+    Two reads, the group's last delivered entry first: an entry delivered after that
+    read has a larger ID, and if nothing is pending at the second read, every entry
+    up to the first read's last delivered one is acknowledged. (Not one MULTI: a full
+    Redis refuses every MULTI, and trimming is what frees its memory.)"""
+    groups: Any = client.xinfo_groups(protocol.INGEST_STREAM)
     group = next((g for g in groups if _text(g["name"]) == protocol.INGEST_GROUP), None)
     if group is None:
         return None
+    pending: Any = client.xpending(protocol.INGEST_STREAM, protocol.INGEST_GROUP)
     if pending["pending"]:
         return _text(pending["min"])
     ms, _, seq = _text(group["last-delivered-id"]).partition("-")

@@ -2,7 +2,8 @@
 
 Called by the event ingester (and the reaper) inside a transaction. The end of a run
 revokes its credential, tells the apps above (`runs_ended`: approvals cancel the run's
-pending requests), frees its slot and writes the audit event, whoever ended it.
+pending requests), writes the audit event and, once committed, shrinks its live stream
+and frees its slot (runs/live_streams.py), whoever ended it.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from kionga import prepared_sql
 from kionga.models import AuditEvent
 from runner.protocol import TERMINAL_EVENTS
 from runs.credentials import revoke_credentials
-from runs.dispatch import release_capacity
+from runs.live_streams import after_runs_ended
 from runs.models import FINAL_STATUSES, Run
 from runs.signals import runs_ended
 
@@ -76,9 +77,8 @@ def do_finish_runs(runs: list[Run], *, free_slots: bool = True) -> None:
                    target_id=str(run.pk), details={"status": run.status, "error": run.error})
         for run in runs
     ])
-    if free_slots:  # the gateway ended them (reaper, event_rejected): their slots too
-        run_ids = [str(run.pk) for run in runs]
-        transaction.on_commit(lambda: release_capacity(*run_ids))
+    # Once committed: their live streams shrink, and slots the gateway freed go back.
+    transaction.on_commit(lambda: after_runs_ended(runs, free_slots=free_slots))
 
 
 def _audit_action(run: Run) -> str:

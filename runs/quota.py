@@ -122,9 +122,10 @@ def take_slot(run_id: str, project_id: int, counting: ThrottleCount | None = Non
     return token
 
 
-def redis_unavailable() -> APIError:
+def redis_unavailable(what: str = "Runs cannot start right now") -> APIError:
+    """503 for Redis unreachable or refusing writes (full: it never evicts)."""
     error = APIError(503, "service_unavailable",
-                     "Runs cannot start right now: Redis is unreachable. Try again shortly.")
+                     f"{what}: Redis is unavailable. Try again shortly.")
     # Rendered as Retry-After by kionga.errors.
     error.wait = 1  # type: ignore[attr-defined]
     return error

@@ -20,6 +20,9 @@ still be executing it to stop (cancel key) and a task not started yet not to sta
 
 from __future__ import annotations
 
+import logging
+import time
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Final
 
@@ -33,12 +36,13 @@ from runs.lifecycle import apply_event, do_finish_run
 from runs.models import ACTIVE_STATUSES, Run, RunEvent
 from runs.publish import publish_event
 
+log = logging.getLogger(__name__)
+
 # A run younger than this cannot have lost its runner yet (its slot was just taken).
 GRACE = timedelta(seconds=2)
 # How long a run whose lease is gone must stay quiet (no new stored event) to be lost:
 # a live runner notices a dead lease within a heartbeat and ends the run itself.
 LOST_CONFIRM_SECONDS = 3 * protocol.HEARTBEAT_SECONDS
-LAPSE_TTL_SECONDS: Final = 3600
 
 # Reasons (and error codes) of the run.failed events the gateway writes.
 RUNNER_LOST: Final = "runner_lost"
@@ -51,27 +55,28 @@ MESSAGES: Final = {
 KEY_SECONDS: Final = 86_400
 
 
-def lapse_key(run_id: str) -> str:
-    """When the run's lease was first seen gone, and its last stored seq then (the
-    gateway's alone: the runner's Redis user cannot touch it)."""
-    return f"kionga:run:{run_id}:lapsed"
+@dataclass(frozen=True)
+class Lapse:
+    """When this process first saw a run's lease gone, and the run's last stored seq then."""
+
+    at: float  # time.monotonic()
+    seq: int
 
 
-# KEYS: the run's lapse record. ARGV: its last stored seq now, LOST_CONFIRM_SECONDS,
-# the record's TTL. 1 once the seq has not moved for that long since it was recorded;
-# else (re)records it: first sight of the lapse, or the run stored something since.
-_CONFIRM: Final = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
-local seen = redis.call('HMGET', KEYS[1], 'at', 'seq')
-if seen[1] and seen[2] == ARGV[1] then
-  if now - tonumber(seen[1]) >= tonumber(ARGV[2]) then return 1 end
-  return 0
-end
-redis.call('HSET', KEYS[1], 'at', tostring(now), 'seq', ARGV[1])
-redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
-return 0
-"""
+# Kept in the process, not in Redis: confirming a lost runner must work while Redis
+# refuses writes (full), and several `events` processes each confirming on their own
+# is harmless (fail_run ends a run once, under its row lock).
+_lapses: dict[str, Lapse] = {}
+
+
+def _confirmed(run_id: str, seq: int, now: float) -> bool:
+    """True once the run's last stored seq has not moved for LOST_CONFIRM_SECONDS since
+    its lapse was first seen; else (re)records the lapse."""
+    seen = _lapses.get(run_id)
+    if seen is not None and seen.seq == seq:
+        return now - seen.at >= LOST_CONFIRM_SECONDS
+    _lapses[run_id] = Lapse(now, seq)
+    return False
 
 
 def lost_candidates(client: redis.Redis) -> list[str]:
@@ -85,10 +90,10 @@ def lost_candidates(client: redis.Redis) -> list[str]:
     lapsed = [run_id for run_id in ids if not protocol.slot_alive(client, run_id)]
     if not lapsed:
         return []
-    last = _last_seqs(lapsed)
-    return [run_id for run_id in lapsed if client.eval(
-        _CONFIRM, 1, lapse_key(run_id), last.get(run_id, -1), LOST_CONFIRM_SECONDS,
-        LAPSE_TTL_SECONDS)]
+    for gone in set(_lapses) - set(lapsed):  # ended, or its lease came back
+        del _lapses[gone]
+    last, now = _last_seqs(lapsed), time.monotonic()
+    return [run_id for run_id in lapsed if _confirmed(run_id, last.get(run_id, -1), now)]
 
 
 def _last_seqs(run_ids: list[str]) -> dict[str, int]:
@@ -97,14 +102,14 @@ def _last_seqs(run_ids: list[str]) -> dict[str, int]:
 
 
 def reap(client: redis.Redis, run_ids: list[str]) -> int:
-    return sum(fail_run(client, run_id, RUNNER_LOST, quiet_at=_quiet_seq(client, run_id))
+    return sum(fail_run(client, run_id, RUNNER_LOST, quiet_at=_quiet_seq(run_id))
                for run_id in run_ids)
 
 
-def _quiet_seq(client: redis.Redis, run_id: str) -> int | None:
+def _quiet_seq(run_id: str) -> int | None:
     """The last stored seq lost_candidates saw the run quiet at (None: not recorded)."""
-    seq: Any = client.hget(lapse_key(run_id), "seq")
-    return None if seq is None else int(seq)
+    seen = _lapses.get(run_id)
+    return None if seen is None else seen.seq
 
 
 def fail_run(client: redis.Redis, run_id: str, reason: str, *,
@@ -125,11 +130,24 @@ def fail_run(client: redis.Redis, run_id: str, reason: str, *,
         RunEvent.objects.create(run=run, seq=event["seq"], type=event["type"], data=event)
         run.save(update_fields=apply_event(run, event))
         do_finish_run(run)
-    # A late or redelivered task must not start it again, a runner still executing
-    # it must stop; live readers see the end.
-    pipe = client.pipeline(transaction=False)
-    pipe.set(protocol.claim_key(run_id), "reaped", ex=KEY_SECONDS)
-    pipe.set(protocol.cancel_key(run_id), "1", ex=KEY_SECONDS)
-    pipe.execute()
-    publish_event(client, run_id, event, store=False)  # stored above already
+    _tell_redis(client, run_id, event)
     return 1
+
+
+def _tell_redis(client: redis.Redis, run_id: str, event: dict[str, Any]) -> None:
+    """After the ending is committed: a late or redelivered task must not start the
+    run again, a runner still executing it must stop, live readers see the end. Best
+    effort: the stored ending is the record, and Redis refusing these (full,
+    restarting) must not stop the ingester. Without them a late task still finds its
+    slot lease gone and does not start, and a runner still executing the run finds
+    its lease gone at its next renewal and stops."""
+    try:
+        pipe = client.pipeline(transaction=False)
+        pipe.set(protocol.claim_key(run_id), "reaped", ex=KEY_SECONDS)
+        pipe.set(protocol.cancel_key(run_id), "1", ex=KEY_SECONDS)
+        pipe.execute()
+        publish_event(client, run_id, event, store=False)  # stored above already
+    except redis.RedisError as exc:
+        log.error("run %s ended (%s) but Redis refused the writes that follow (%s: %s); "
+                  "the stored ending stands", run_id, event.get("reason"),
+                  type(exc).__name__, exc)

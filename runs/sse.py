@@ -9,6 +9,11 @@ stream) cannot show a run's readers an event, an ending least of all. Deltas car
 no id of their own (an SSE frame without id keeps the resume point), and are live
 only. The stream ends after the terminal event. Nothing here blocks a thread while it
 waits.
+
+The live stream is bounded (runner/live.py: its oldest entries go, a stored event too
+large for it is there as its seq only) and, once the run's end is stored, keeps only
+its last entry (runs/live_streams.py): whatever it no longer holds is taken from
+PostgreSQL, waiting a moment for the ingester when it has not stored it yet.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import AsyncIterator
 from typing import Any, Final
 
@@ -35,6 +41,11 @@ RECONNECT_SECONDS = 0.5
 # A reader logs its first dropped entry, then one line per this many more: a flood of
 # forged entries does not become a flood of log lines.
 DROPS_PER_LOG: Final = 1000
+# Events the live stream skipped are read from PostgreSQL; the ingester stores them
+# within milliseconds as a rule, so a reader polls this long for them, then goes on
+# (a run whose event could not be stored has a hole there for good).
+STORED_WAIT_SECONDS = 5.0
+STORED_POLL_SECONDS = 0.1
 
 
 def frame(event: dict[str, Any]) -> bytes:
@@ -128,12 +139,16 @@ async def _live(run_id: str, cursor: _Cursor) -> AsyncIterator[bytes]:
         batch: list[bytes] = []  # one chunk per batch read
         for entry_id, fields in answer[0][1]:
             position = entry_id
-            event = _authentic_event(run_id, entry_id, fields, cursor)
-            if event is None:
+            entry = _authentic_entry(run_id, entry_id, fields, cursor)
+            if entry is None:
                 continue
-            async for out in _fill_gap(run_id, cursor, event):
-                batch.append(out)
-            if (taken := cursor.take(event)) is not None:
+            event, stored_only = entry
+            seq = event.get("seq")
+            if event.get("type") != "node.delta" and type(seq) is int:
+                # Seqs the live stream skipped (trimmed, or too large for it): stored.
+                async for out in _from_store(run_id, cursor, seq if stored_only else seq - 1):
+                    batch.append(out)
+            if not stored_only and (taken := cursor.take(event)) is not None:
                 batch.append(taken)
             if cursor.done:
                 break
@@ -141,16 +156,19 @@ async def _live(run_id: str, cursor: _Cursor) -> AsyncIterator[bytes]:
             yield LastChunk(b"".join(batch)) if cursor.done else b"".join(batch)
 
 
-def _authentic_event(run_id: str, entry_id: Any, fields: dict[bytes, Any],
-                     cursor: _Cursor) -> dict[str, Any] | None:
-    """The entry's event when it carries the MAC of the run's event key, else None
+def _authentic_entry(run_id: str, entry_id: Any, fields: dict[bytes, Any],
+                     cursor: _Cursor) -> tuple[dict[str, Any], bool] | None:
+    """A live entry's event, and whether it is only the seq and type of a stored event
+    (runner/live.py), when it carries the MAC of the run's event key; else None
     (dropped, and logged)."""
-    encoded, mac = fields.get(b"e"), fields.get(b"mac")
+    stub, data = fields.get(protocol.LIVE_STORED_ONLY_FIELD), fields.get(protocol.LIVE_EVENT_FIELD)
+    encoded, stored_only = (stub, True) if stub is not None else (data, False)
+    mac = fields.get(protocol.LIVE_MAC_FIELD)
     if isinstance(encoded, bytes) and isinstance(mac, bytes) and entry_authentic(
-            run_id, encoded, mac):
+            run_id, protocol.live_mac_message(encoded, stored_only), mac):
         event = json.loads(encoded)
         if isinstance(event, dict):
-            return event
+            return event, stored_only
     cursor.dropped += 1
     if cursor.dropped % DROPS_PER_LOG == 1:
         log.warning("run %s: dropped live entry %r without the run's MAC (%d so far on this "
@@ -158,13 +176,20 @@ def _authentic_event(run_id: str, entry_id: Any, fields: dict[bytes, Any],
     return None
 
 
-async def _fill_gap(run_id: str, cursor: _Cursor, event: dict[str, Any]) -> AsyncIterator[bytes]:
-    # The live stream skipped seqs (Redis lost entries): the stored log may have them.
-    seq = event.get("seq")
-    if event.get("type") != "node.delta" and type(seq) is int and seq > cursor.last_seq + 1:
-        for missing in await stored_after(run_id, cursor.last_seq, before=seq):
-            if (out := cursor.take(missing)) is not None:
-                yield out
+async def _from_store(run_id: str, cursor: _Cursor, through: int) -> AsyncIterator[bytes]:
+    """The stored events after the cursor up to seq `through`, waiting up to
+    STORED_WAIT_SECONDS for the ingester to store them (stored seqs are consecutive)."""
+    if through <= cursor.last_seq:
+        return
+    after, deadline = cursor.last_seq, time.monotonic() + STORED_WAIT_SECONDS
+    while True:
+        events = await stored_after(run_id, after, before=through + 1)
+        if len(events) >= through - after or time.monotonic() >= deadline:
+            break
+        await asyncio.sleep(STORED_POLL_SECONDS)
+    for event in events:
+        if (out := cursor.take(event)) is not None:
+            yield out
 
 
 async def _when_quiet(run_id: str, cursor: _Cursor) -> AsyncIterator[bytes]:

@@ -20,6 +20,7 @@ RUNNER_DOCKERFILE = DOCKER / "Dockerfile.runner"
 RUNNER_REQUIREMENTS = DOCKER / "requirements-runner.txt"
 REDIS_ACL = DOCKER / "redis-users.acl"
 REDIS_START = DOCKER / "redis-start.sh"
+REDIS_K8S_CONFIG = DOCKER / "k8s" / "redis.yaml"
 
 # Procfile process -> compose service (same names) and the image that runs it by default.
 PROCFILE_SERVICES = ["gateway", "internal", "events", "beat", "runner"]
@@ -64,6 +65,17 @@ def service(compose: dict[str, Any], name: str) -> dict[str, Any]:
     found = compose["services"][name]
     assert isinstance(found, dict)
     return found
+
+
+def with_defaults(value: Any) -> str:
+    """A compose value as it runs when nothing is set: each `${NAME:-default}` → default."""
+    return re.sub(r"\$\{[A-Za-z_][A-Za-z0-9_]*:-([^}]*)\}", r"\1", str(value))
+
+
+def redis_settings(compose: dict[str, Any]) -> dict[str, str]:
+    """The `--name value` options the redis service passes to redis-server (defaults)."""
+    argv = [with_defaults(part) for part in service(compose, "redis")["command"]]
+    return {argv[i][2:]: argv[i + 1] for i in range(len(argv) - 1) if argv[i].startswith("--")}
 
 
 def procfile() -> dict[str, str]:

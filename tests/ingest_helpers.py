@@ -1,13 +1,22 @@
-"""Helpers for the ingester tests: runs, signed ingest entries, a clean ingest stream."""
+"""Helpers for the ingester tests: runs, signed ingest entries, a clean ingest stream,
+and the real `manage.py run_events` process."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
+from django.conf import settings
+from django.db import connection
 from django.utils import timezone
 
 from kionga.redis_client import sync_redis
@@ -18,6 +27,8 @@ from runs.models import Run
 from tests.designs_helpers import make_design
 
 AT = "2026-11-30T10:00:00.000+00:00"
+ROOT = Path(__file__).resolve().parent.parent
+COMPLETE = ("run.started", "node.started", "node.completed", "run.completed")
 
 
 @pytest.fixture
@@ -85,3 +96,50 @@ def seqs(run: Run) -> list[int]:
 def dead_letters(client: redis.Redis) -> list[dict[bytes, bytes]]:
     letters: Any = client.xrange(protocol.DEAD_LETTER_STREAM)
     return [letter for _id, letter in letters]
+
+
+def _database_url() -> str:
+    db = connection.settings_dict
+    auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
+    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+Ingester = Callable[..., subprocess.Popen[bytes]]
+
+
+@pytest.fixture
+def ingester(tmp_path: Path) -> Iterator[Ingester]:
+    """Starts `manage.py run_events` on the test database (and the suite's Redis, or
+    `redis_url`); its output goes to tmp_path/events.log; stopped after the test."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(redis_url: str = settings.REDIS_URL) -> subprocess.Popen[bytes]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+        # The same secret as this test process: the events are signed with its run keys.
+        env.update(DATABASE_URL=_database_url(), REDIS_URL=redis_url,
+                   DJANGO_SECRET_KEY=settings.SECRET_KEY, PYTHONUNBUFFERED="1")
+        log = (tmp_path / "events.log").open("ab")
+        process = subprocess.Popen([sys.executable, "manage.py", "run_events"], cwd=ROOT,
+                                   env=env, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(15)
+
+
+def until(check: Callable[[], bool], process: subprocess.Popen[bytes], seconds: float) -> None:
+    """Wait for `check`, failing at once if the ingester exits."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert process.poll() is None, "run_events exited"
+        assert time.monotonic() < deadline, "not in time"
+        time.sleep(0.05)
+
+
+def status(run: Run) -> str:
+    return Run.objects.values_list("status", flat=True).get(pk=run.pk)

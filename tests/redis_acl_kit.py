@@ -12,7 +12,7 @@ from pathlib import Path
 
 import redis
 
-from tests.docker_kit import REDIS_ACL, REDIS_START
+from tests.docker_kit import REDIS_ACL, REDIS_START, load_compose, redis_settings
 from tests.runner_process.runner_kit import free_port, wait_for
 
 GATEWAY_PASSWORD = "gateway-pass-0123456789"
@@ -20,13 +20,18 @@ RUNNER_PASSWORD = "runner-pass-0123456789"
 
 
 class AclRedis:
+    """Redis as compose starts it (redis-start.sh, with the compose command's options as
+    they are when nothing is set), on a free port and without persistence."""
+
     def __init__(self, folder: Path) -> None:
         self.port = free_port()
         env = {**os.environ, "REDIS_GATEWAY_PASSWORD": GATEWAY_PASSWORD,
                "REDIS_RUNNER_PASSWORD": RUNNER_PASSWORD, "REDIS_ACL_TEMPLATE": str(REDIS_ACL),
                "REDIS_ACL_FILE": str(folder / "users.acl")}
+        compose = [part for name, value in redis_settings(load_compose()).items()
+                   if name != "appendonly" for part in (f"--{name}", value)]
         self.proc = subprocess.Popen(
-            ["sh", str(REDIS_START), "--port", str(self.port), "--bind", "127.0.0.1",
+            ["sh", str(REDIS_START), *compose, "--port", str(self.port), "--bind", "127.0.0.1",
              "--dir", str(folder), "--save", "", "--appendonly", "no"],
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         assert wait_for(self._up, 10), "redis-start.sh did not start Redis"

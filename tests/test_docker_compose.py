@@ -6,7 +6,9 @@ read-only root, no capabilities, no Docker socket or host mount, PID/memory/CPU
 limits, non-root, no database or resource secrets, reachable networks. Each check
 is a function returning its problems; the real file must give none, and
 test_it_notices_each_lockdown_property_removed proves every check fails when its
-property is taken away. Every service starts its Procfile line unchanged.
+property is taken away. Every service starts its Procfile line unchanged. Redis runs
+with a memory limit, never evicts (docs/decisions/redis-memory.md) and has room above
+the limit in its container.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
+from runner import protocol
 from tests.docker_kit import (
     COMPOSE,
     GATEWAY_PROCESSES,
@@ -36,9 +39,11 @@ from tests.docker_kit import (
     memory_bytes,
     networks_of,
     procfile,
+    redis_settings,
     service,
     unwrap_command,
     volume_entries,
+    with_defaults,
 )
 
 # ---------------------------------------------------------------------------
@@ -393,3 +398,55 @@ def test_the_listeners_believe_x_forwarded_for_only_from_the_trusted_proxies() -
     demo = (ROOT / "bin" / "demo").read_text(encoding="utf-8")
     assert 'export KIONGA_TRUSTED_PROXIES="${KIONGA_TRUSTED_PROXIES-}"' in demo
     assert "honcho start -f Procfile" in demo  # the demo runs the Procfile's lines
+
+
+# ---------------------------------------------------------------------------
+# Redis's memory
+
+
+def redis_memory_problems(compose: dict[str, Any]) -> list[str]:
+    settings = redis_settings(compose)
+    problems = []
+    if settings.get("maxmemory-policy") != protocol.REDIS_MAXMEMORY_POLICY:
+        problems.append(f"redis may evict keys: {settings.get('maxmemory-policy')!r}")
+    maxmemory = memory_bytes(settings.get("maxmemory") or 0)
+    if maxmemory <= 0:
+        problems.append("redis has no maxmemory")
+    container = limit(service(compose, "redis"), "mem_limit", "memory")
+    if container is None or memory_bytes(with_defaults(container)) < 1.5 * maxmemory:
+        problems.append(f"redis's container limit {container!r} leaves no room above "
+                        f"maxmemory (the append-only rewrite forks)")
+    return problems
+
+
+def test_it_bounds_redis_memory_and_never_evicts() -> None:
+    assert redis_memory_problems(load_compose()) == []
+    assert redis_settings(load_compose())["maxmemory"] == "512mb"
+
+
+def _redis_command(compose: dict[str, Any], drop: str = "", **replace: str) -> None:
+    redis = service(compose, "redis")
+    argv = list(redis["command"])
+    for option, value in replace.items():
+        argv[argv.index(f"--{option.replace('_', '-')}") + 1] = value
+    if drop:
+        at = argv.index(drop)
+        del argv[at:at + 2]
+    redis["command"] = argv
+
+
+REDIS_MUTATIONS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "evicting": lambda c: _redis_command(c, maxmemory_policy="allkeys-lru"),
+    "volatile": lambda c: _redis_command(c, maxmemory_policy="volatile-lru"),
+    "unlimited": lambda c: _redis_command(c, drop="--maxmemory"),
+    "no container limit": lambda c: service(c, "redis").pop("mem_limit"),
+    "no room above": lambda c: service(c, "redis").update(mem_limit="512m"),
+}
+
+
+@pytest.mark.parametrize("mutate", list(REDIS_MUTATIONS.values()), ids=list(REDIS_MUTATIONS))
+def test_it_notices_redis_memory_settings_removed(
+        mutate: Callable[[dict[str, Any]], None]) -> None:
+    broken = copy.deepcopy(load_compose())
+    mutate(broken)
+    assert redis_memory_problems(broken) != []

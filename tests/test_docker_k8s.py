@@ -4,10 +4,11 @@ Procfile process runs its line unchanged; gateway, internal listener and runner 
 than one replica, beat exactly one; every pod meets the restricted Pod Security Standard;
 the runner is locked down as in compose (no token, no database or Django secret, only its
 environment; no ingress, egress only to Redis, the internal listener and DNS); PostgreSQL
-and Redis come by URL from the Secret, which is not rendered; the internal listener is
-where deployed agents look for it; the agents' namespace carries a LimitRange whose
-maxima are the gateway's pod ceilings and a ResourceQuota that holds a project at its
-ceilings."""
+and Redis come by URL from the Secret, which is not rendered, and the Redis settings it
+must run with (memory limit, never evicting) are those compose starts its Redis with;
+the internal listener is where deployed agents look for it; the agents' namespace
+carries a LimitRange whose maxima are the gateway's pod ceilings and a ResourceQuota
+that holds a project at its ceilings."""
 
 from __future__ import annotations
 
@@ -23,7 +24,16 @@ from kubernetes.utils.quantity import parse_quantity
 from deployments.ceilings import POD_CEILINGS
 from deployments.objects import AgentSpec, labels, network_policy
 from deployments.serializers import DEFAULT_RESOURCES
-from tests.docker_kit import DOCKER, PROCFILE_SERVICES, RUNNER_ENV_ALLOWED, procfile, unwrap_command
+from runner import protocol
+from tests.docker_kit import (
+    DOCKER,
+    PROCFILE_SERVICES,
+    RUNNER_ENV_ALLOWED,
+    load_compose,
+    procfile,
+    redis_settings,
+    unwrap_command,
+)
 
 K8S = DOCKER / "k8s"
 K8S_VERSION = "1.32.0"
@@ -136,6 +146,15 @@ def test_databases_come_by_url_from_the_secret(rendered: list[dict[str, Any]]) -
             assert {ref["key"] for ref in refs.values()} <= documented
             if name != "runner":
                 assert {"DATABASE_URL", "REDIS_URL", "DJANGO_SECRET_KEY"} <= set(refs)
+
+
+def test_redis_gets_the_memory_settings_compose_starts_it_with(
+        rendered: list[dict[str, Any]]) -> None:
+    conf = by_kind(rendered, "ConfigMap")["kionga-redis"]["data"]["redis.conf"]
+    lines = dict(line.split(None, 1) for line in conf.splitlines() if line.strip())
+    compose = redis_settings(load_compose())
+    assert lines == {"maxmemory": compose["maxmemory"],
+                     "maxmemory-policy": protocol.REDIS_MAXMEMORY_POLICY}
 
 
 def test_agents_find_the_internal_listener(rendered: list[dict[str, Any]],

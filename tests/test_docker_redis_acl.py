@@ -1,24 +1,35 @@
 """Redis users (docker/redis-users.acl, started by docker/redis-start.sh as compose does):
 nobody connects without a user; the runner's user can do everything a real runner
-worker does and nothing else — it cannot read the ingest stream or other runs'
-events, acknowledge or trim, cancel runs, or touch the gateway's queue."""
+worker does (a large run of a project over its live budget included) and nothing
+else — it cannot read the ingest stream or other runs' events, acknowledge or trim
+the ingest stream, cancel runs, or touch the gateway's queue."""
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
+import yaml
 
 from runner import protocol
-from tests.docker_kit import REDIS_ACL, REDIS_START, load_compose, service, unwrap_command
+from tests.docker_kit import (
+    REDIS_ACL,
+    REDIS_K8S_CONFIG,
+    REDIS_START,
+    load_compose,
+    service,
+    unwrap_command,
+)
 from tests.redis_acl_kit import GATEWAY_PASSWORD, RUNNER_PASSWORD, AclRedis
 from tests.runner_process.runner_kit import (
     TOKEN,
     Worker,
     client_app,
+    free_port,
     http_get,
     ingest_events,
     mock_graph,
@@ -71,6 +82,16 @@ def test_it_lets_a_real_runner_worker_do_its_work(acl_redis: AclRedis, gateway: 
         assert read_run(gateway, send(app, gateway, cancelled, queue=protocol.QUEUE))[-1][
             "type"] == "run.cancelled"
         assert wait_for(lambda: not protocol.slot_alive(gateway, run_id), 5)
+        # A large run of a project over its live budget: the runner records its stream
+        # in the project's account and trims it (a selector allows XTRIM on run streams).
+        gateway.hset(protocol.live_bytes_key(1), "another-run",
+                     f"{protocol.PROJECT_LIVE_MAX_BYTES}:9999999999")
+        large = payload(mock_graph(), text=" ".join(f"w{i}" for i in range(20_000)))
+        assert read_run(gateway, send(app, gateway, large, queue=protocol.QUEUE),
+                        seconds=30)[-1]["type"] == "run.completed"
+        assert gateway.hget(protocol.live_bytes_key(1), large["run_id"]) is None  # pressed
+        assert 0 < int(gateway.memory_usage(protocol.run_stream(large["run_id"])) or 0) <= (
+            protocol.LIVE_STREAM_PRESSED_BYTES)
         assert http_get(worker.port, "/capacity", TOKEN)[0] == 200
         assert gateway.hget(protocol.RUNNER_INFO_KEY, "max_runs") == b"8"
         app.close()
@@ -125,6 +146,9 @@ def test_it_lets_the_runner_append_to_the_streams(runner: redis.Redis) -> None:
     assert runner.xadd(protocol.INGEST_STREAM, {"run": "r", "e": "{}", "mac": "m"})
     assert runner.xadd(f"{RUN}:events", {"e": "{}"})
     assert runner.expire(f"{RUN}:events", 60)
+    assert runner.xtrim(f"{RUN}:events", maxlen=1, approximate=False) == 0
+    account = protocol.live_bytes_key(7)
+    assert runner.eval(protocol.LIVE_BYTES_LUA, 1, account, "r", 100_000, 60) == 0
 
 
 def test_it_starts_compose_redis_with_the_users() -> None:
@@ -141,3 +165,37 @@ def test_it_starts_compose_redis_with_the_users() -> None:
     assert set(redis_service["environment"]) == {"REDIS_GATEWAY_PASSWORD",
                                                  "REDIS_RUNNER_PASSWORD"}
     assert "user default off" in REDIS_ACL.read_text().splitlines()
+
+
+def test_compose_starts_redis_with_a_memory_limit_and_no_eviction(gateway: redis.Redis) -> None:
+    assert gateway.config_get("maxmemory-policy") == {
+        "maxmemory-policy": protocol.REDIS_MAXMEMORY_POLICY}
+    assert gateway.config_get("maxmemory") == {"maxmemory": str(512 * 1024 * 1024)}
+
+
+def test_the_kubernetes_redis_settings_are_a_redis_config(tmp_path: Path) -> None:
+    """docker/k8s/redis.yaml's redis.conf, as a Redis loads it."""
+    config: Any = yaml.safe_load(REDIS_K8S_CONFIG.read_text(encoding="utf-8"))
+    conf = tmp_path / "redis.conf"
+    conf.write_text(config["data"]["redis.conf"], encoding="utf-8")
+    port = free_port()
+    proc = subprocess.Popen(["redis-server", str(conf), "--port", str(port), "--bind",
+                             "127.0.0.1", "--dir", str(tmp_path), "--save", ""],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    client = redis.Redis(port=port)
+    try:
+        assert wait_for(lambda: _pings(client), 10)
+        assert client.config_get("maxmemory-policy") == {
+            "maxmemory-policy": protocol.REDIS_MAXMEMORY_POLICY}
+        assert client.config_get("maxmemory") == {"maxmemory": str(512 * 1024 * 1024)}
+    finally:
+        client.close()
+        proc.kill()
+        proc.wait(10)
+
+
+def _pings(client: redis.Redis) -> bool:
+    try:
+        return bool(client.ping())
+    except redis.RedisError:
+        return False

@@ -227,7 +227,7 @@ def read_run(client: redis.Redis, run_id: str, *, seconds: float = 15.0,
         for _stream, entries in answer or []:
             for entry_id, fields in entries:
                 last = entry_id
-                events.append(json.loads(fields[b"e"]))
+                events.append(live_event(fields))
                 if stop(events[-1]):
                     return events
     raise AssertionError(f"run {run_id}: no end within {seconds} s; got {events}")
@@ -235,7 +235,14 @@ def read_run(client: redis.Redis, run_id: str, *, seconds: float = 15.0,
 
 def stream_events(client: redis.Redis, run_id: str) -> list[dict[str, Any]]:
     entries: Any = client.xrange(protocol.run_stream(run_id))
-    return [json.loads(fields[b"e"]) for _id, fields in entries]
+    return [live_event(fields) for _id, fields in entries]
+
+
+def live_event(fields: dict[bytes, bytes]) -> dict[str, Any]:
+    """A live entry's event, or the seq and type of a stored event too large for it."""
+    data = fields.get(protocol.LIVE_EVENT_FIELD) or fields[protocol.LIVE_STORED_ONLY_FIELD]
+    parsed: dict[str, Any] = json.loads(data)
+    return parsed
 
 
 def ingest_events(client: redis.Redis, run_id: str) -> list[dict[str, Any]]:

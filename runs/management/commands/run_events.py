@@ -6,7 +6,7 @@ import logging
 import signal
 import time
 from types import FrameType
-from typing import Any
+from typing import Any, Final
 
 import redis
 from django.core.management.base import BaseCommand, CommandParser
@@ -16,6 +16,26 @@ from kionga.redis_client import sync_redis
 from runs import ingest, ingest_stream, reaper
 
 log = logging.getLogger(__name__)
+
+# After a failure the loop waits FIRST_WAIT_SECONDS, doubling with each failure in a
+# row up to MAX_WAIT_SECONDS: a Redis or database that comes back is used again within
+# that, and one that stays away is not hammered.
+FIRST_WAIT_SECONDS: Final = 0.5
+MAX_WAIT_SECONDS: Final = 8.0
+
+
+class Backoff:
+    """Waits that double with each failure in a row, capped; a success starts over."""
+
+    def __init__(self) -> None:
+        self.failures = 0
+
+    def next_wait(self) -> float:
+        self.failures += 1
+        return min(MAX_WAIT_SECONDS, FIRST_WAIT_SECONDS * 2 ** (self.failures - 1))
+
+    def reset(self) -> None:
+        self.failures = 0
 
 
 class Command(BaseCommand):
@@ -31,11 +51,13 @@ class Command(BaseCommand):
         consumer = ingest_stream.consumer_name()
         next_reap = 0.0
         client = sync_redis()
+        ingest_stream.warn_if_redis_evicts(client)
         needs_group = True
         # At start (and after losing Redis or the database) every pending entry is
         # taken over first: a consumer that died a moment ago left its entries
         # there, and they come before anything newer of their runs.
         needs_claim = True
+        redis_backoff, database_backoff = Backoff(), Backoff()
         while not self.stopping:
             try:
                 if needs_group:
@@ -45,21 +67,28 @@ class Command(BaseCommand):
                     ingest.drain_claimed(client, consumer, min_idle_ms=0)
                     needs_claim = False
                 next_reap = self._loop_once(client, consumer, next_reap, options["reap_every"])
-            except redis.ConnectionError:
-                # Redis restarting: stored events are safe in PostgreSQL; wait and go on.
-                # A Redis without persistence comes back without our group: recreate it.
-                log.warning("Redis unavailable; retrying")
+                redis_backoff.reset()
+                database_backoff.reset()
+            except redis.RedisError as exc:
+                # Whatever Redis answers (restarting, loading, full, refusing a command)
+                # the process stays: stored events are safe in PostgreSQL and pending
+                # entries stay pending. A Redis without persistence comes back without
+                # our group: recreate it, and take over the pending entries again.
                 needs_group = needs_claim = True
-                time.sleep(0.5)
-            except redis.ResponseError as exc:
-                if "NOGROUP" not in str(exc):
-                    raise
-                needs_group = needs_claim = True
-            except (OperationalError, InterfaceError):
+                if isinstance(exc, redis.ResponseError) and "NOGROUP" in str(exc):
+                    log.warning("the ingest stream lost its consumer group; recreating it")
+                    continue
+                wait = redis_backoff.next_wait()
+                log.error("Redis failed (%s: %s): run events are not being stored; "
+                          "retrying in %.1f s", type(exc).__name__, exc, wait)
+                self._sleep(wait)
+            except (OperationalError, InterfaceError) as exc:
                 # The database is away: the batch stays pending (ours) until it is back.
-                log.warning("database unavailable; retrying")
                 needs_claim = True
-                time.sleep(0.5)
+                wait = database_backoff.next_wait()
+                log.error("database unavailable (%s): run events are not being stored; "
+                          "retrying in %.1f s", type(exc).__name__, wait)
+                self._sleep(wait)
             finally:
                 close_old_connections()
 
@@ -71,6 +100,12 @@ class Command(BaseCommand):
         # Lost leases first, then the events already sent, then reap.
         ingest.catch_up_and_reap(client, consumer, reaper.lost_candidates(client))
         return time.monotonic() + every
+
+    def _sleep(self, seconds: float) -> None:
+        """Wait, but stop at once on SIGTERM."""
+        deadline = time.monotonic() + seconds
+        while not self.stopping and time.monotonic() < deadline:
+            time.sleep(min(0.1, deadline - time.monotonic()))
 
     def _stop(self, signum: int, frame: FrameType | None) -> None:
         self.stopping = True
