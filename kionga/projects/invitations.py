@@ -5,11 +5,11 @@ admin typed, a username or an email address, and answers with it: the same statu
 body, after the same queries, whether the name is a person's, nobody's, an inactive
 person's or an email several people share. Only the person it names (the active one
 with that username, else the only active one with that email, when it was sent) sees
-it (GET me/invitations) and becomes a member with the invited role by accepting it;
-nobody can accept one that named nobody. An invitation expires after
-INVITATION_LIFETIME; the project's admins list and revoke theirs. Every step is
-audited. Ops staff still add members directly (the admin site, `manage.py bootstrap`):
-docs/decisions/members-join-by-invitation.md.
+it (GET me/invitations, and above their requests in the approver UI) and becomes a
+member with the invited role by accepting it; nobody can accept one that named nobody.
+An invitation expires after INVITATION_LIFETIME; the project's admins list and revoke
+theirs. Every step is audited. Ops staff still add members directly (the admin site,
+`manage.py bootstrap`): docs/decisions/members-join-by-invitation.md.
 
 The one query that tells apart who exists (kionga.projects.invitations._invitee) runs
 for every invitation, and nothing the admin sees depends on its answer; a typed
