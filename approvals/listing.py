@@ -35,17 +35,23 @@ def list_approvals(user: AnyUser, query: dict[str, Any]) -> dict[str, Any]:
         # page left a ?status=pending list, but it still marks where that page ended.
         rows = _after_cursor(rows, _cursor(visible, query["before"]), query["before"])
     limit: int = query["limit"]
-    page = list(rows.select_related("run__design", "decided_by")[: limit + 1])
+    page = list(rows.select_related("run__design", "decided_by", "project")[: limit + 1])
     more = len(page) > limit
     page = page[:limit]
     return {"approvals": [entry(a) for a in page],
             "next_before": str(page[-1].pk) if more else None}
 
 
+def detail(approval: ApprovalRequest) -> dict[str, Any]:
+    """A request as people read it: with its project's name, so that nobody decides a
+    request without seeing which project asks."""
+    return {**approval.to_dict(), "project_name": approval.project.name}
+
+
 def entry(approval: ApprovalRequest) -> dict[str, Any]:
-    """A request as the list shows it: with its run's design."""
+    """A request as the list shows it: with its project's name and its run's design."""
     design = approval.run.design if approval.run is not None else None
-    return {**approval.to_dict(),
+    return {**detail(approval),
             "design_id": str(design.pk) if design is not None else None,
             "design_name": design.name if design is not None else None}
 

@@ -20,10 +20,10 @@ _REQUEST_FIELDS: dict[str, Any] = {
     "comment": NULLABLE_STRING, "reason": NULLABLE_STRING, "decided_by": NULLABLE_STRING,
     "decided_at": NULLABLE_STRING, "expires_at": STRING, "created_at": STRING,
 }
-# One request as people read and decide it (ApprovalRequest.to_dict).
-APPROVAL_DETAIL = obj(_REQUEST_FIELDS)
-# A list entry adds the design the run belongs to (approvals/listing.py).
-LIST_ENTRY = obj({**_REQUEST_FIELDS, "design_id": NULLABLE_STRING,
+# One request as people read and decide it (approvals.listing.detail).
+APPROVAL_DETAIL = obj({**_REQUEST_FIELDS, "project_name": STRING})
+# A list entry adds the design the run belongs to (approvals.listing.entry).
+LIST_ENTRY = obj({**_REQUEST_FIELDS, "project_name": STRING, "design_id": NULLABLE_STRING,
                   "design_name": NULLABLE_STRING})
 APPROVAL_LIST = obj({"approvals": {"type": "array", "items": LIST_ENTRY},
                      "next_before": NULLABLE_STRING})

@@ -24,7 +24,7 @@ from rest_framework.settings import api_settings
 
 from approvals import openapi as doc
 from approvals.actions import check_approval_access, do_decide
-from approvals.listing import list_approvals
+from approvals.listing import detail, list_approvals
 from approvals.serializers import ApprovalListQuerySerializer, DecisionSerializer
 from kionga.auth import PublicApiAuthentication
 from kionga.errors import forbidden
@@ -85,7 +85,7 @@ def approvals(request: Request) -> Response:
 @api_view(["GET"])
 @authentication_classes(AUTHENTICATION)
 def approval(request: Request, approval_id: uuid.UUID) -> Response:
-    return Response(check_approval_access(request.user, approval_id).to_dict())
+    return Response(detail(check_approval_access(request.user, approval_id)))
 
 
 @extend_schema(request=DecisionSerializer, responses={200: ok(doc.APPROVAL_DETAIL), **ERRORS},
@@ -97,4 +97,4 @@ def decision(request: Request, approval_id: uuid.UUID) -> Response:
     body = parse(DecisionSerializer, request.data)
     assert isinstance(request.user, User)
     decided = do_decide(request.user, found, body["decision"], body["comment"] or "")
-    return Response(decided.to_dict())
+    return Response(detail(decided))

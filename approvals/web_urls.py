@@ -7,7 +7,7 @@ Mounted by the platform's root URLconf like every app's ``web_urls`` module
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from approvals import web_views
+from approvals import invitation_views, web_views
 
 app_name = "approver"
 
@@ -16,6 +16,8 @@ urlpatterns = [
     path("approvals/<uuid:approval_id>/", web_views.approval_detail, name="detail"),
     path("approvals/<uuid:approval_id>/decision", web_views.approval_decision,
          name="decision"),
+    path("approvals/invitations/<uuid:invitation_id>", invitation_views.invitation_answer,
+         name="invitation"),
     # Our own sign-in: the admin's refuses people who are not ops staff. django-axes
     # counts and locks its failures like the admin's (it sits in the authentication).
     path("approvals/sign-in/", auth_views.LoginView.as_view(

@@ -35,6 +35,7 @@ from approvals.web_forms import DecisionForm
 from kionga.access import ROLE_RANK, check_project_access, role_of
 from kionga.errors import APIError
 from kionga.models import Membership, Role
+from kionga.projects.invitations import invitations_for
 from kionga.request_body import parse
 from runs.timeline import timeline
 
@@ -106,7 +107,7 @@ def approval_list(request: HttpRequest) -> HttpResponse:
         "approvals": [_card(entry, projects, now) for entry in page["approvals"]],
         "next_before": page["next_before"], "status": status, "tabs": STATUS_TABS,
         "status_label": dict(STATUS_TABS).get(status, status), "has_projects": bool(projects),
-        "now": now,
+        "now": now, "invitations": invitations_for(request.user),
     })
 
 

@@ -6,6 +6,9 @@ a 403 would confirm that another tenant's object exists.
 A token a project's admin revoked for that project (kionga.models.TokenRevocation)
 makes its holder no member of it for that request: kionga.tokens marks the user
 (kionga.token_scope), and every check here leaves those projects out.
+
+A check that finds a token's holder a member of the project records that the token
+reached it (kionga.token_use): what the project's admins may list of their tokens.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import TypeVar
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Model, OuterRef, QuerySet, Subquery
 
+from kionga import token_use
 from kionga.errors import forbidden, not_found
 from kionga.models import Membership, Project, Role
 from kionga.token_scope import blocked_projects
@@ -54,6 +58,8 @@ def role_of(user: AnyUser, project_id: int) -> str | None:
 def check_project_access(user: AnyUser, project_id: object, min_role: str = Role.VIEWER) -> Project:
     """The project if user has at least min_role in it; 404 if not a member, 403 if too low."""
     membership = membership_of(user, parse_project_id(project_id))
+    if membership is not None:
+        token_use.note(user, membership.project_id)
     check_role(membership.role if membership else None, min_role, "Project not found.")
     assert membership is not None
     return membership.project
@@ -78,7 +84,11 @@ def check_row_access(rows: QuerySet[RowT], row_id: object, user: AnyUser, min_ro
     except ValueError:
         raise not_found(missing) from None
     found = rows.filter(pk=pk).annotate(caller_role=role_in_project(user)).first()
-    check_role(getattr(found, "caller_role", None), min_role, missing)
+    role = getattr(found, "caller_role", None)
+    if found is not None and role is not None:
+        # Every row checked here belongs to a project (role_in_project reads project_id).
+        token_use.note(user, found.project_id)  # type: ignore[attr-defined]
+    check_role(role, min_role, missing)
     assert found is not None
     return found
 

@@ -4,14 +4,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.contrib.auth.models import User
+from django.db.models import QuerySet
 from django.forms import ModelForm
 from django.http import HttpRequest
 
 from kionga import token_lineage
-from kionga.models import ApiToken, AuditEvent, Membership, Project, TokenRevocation
+from kionga.models import (
+    ApiToken,
+    AuditEvent,
+    Invitation,
+    Membership,
+    Project,
+    TokenRevocation,
+    TokenUse,
+)
+from kionga.projects import invitations
 
 
+# Ops staff add members directly here (and `manage.py bootstrap` does): project admins
+# invite through the API instead (docs/decisions/members-join-by-invitation.md).
 class MembershipInline(admin.TabularInline):
     model = Membership
     extra = 0
@@ -92,3 +105,29 @@ class TokenRevocationAdmin(ReadOnlyAdmin):
     # Written by project admins (DELETE projects/{id}/tokens/{token_id}); a record of it.
     list_display = ["created_at", "token", "project", "revoked_by"]
     list_filter = ["project"]
+
+
+@admin.register(TokenUse)
+class TokenUseAdmin(ReadOnlyAdmin):
+    # Written on each token's requests (kionga.token_use): what project admins list.
+    list_display = ["last_used_at", "token", "project"]
+    list_filter = ["project"]
+
+
+@admin.register(Invitation)
+class InvitationAdmin(ReadOnlyAdmin):
+    # Made by project admins through the API, answered by the person invited: staff
+    # look and may revoke; they add members directly under Memberships instead.
+    list_display = ["created_at", "project", "address", "invitee", "role", "status",
+                    "expires_at", "invited_by"]
+    list_filter = ["status", "role", "project"]
+    search_fields = ["address", "invitee__username"]
+    actions = ["revoke"]
+
+    @admin.action(description="Revoke the selected pending invitations")
+    def revoke(self, request: HttpRequest, queryset: QuerySet[Invitation]) -> None:
+        assert isinstance(request.user, User)  # the admin site signs staff in
+        pending = list(queryset.filter(status=Invitation.Status.PENDING))
+        for invitation in pending:
+            invitations.do_revoke(request.user, invitation.project, invitation.pk)
+        self.message_user(request, f"Revoked {len(pending)} invitation(s).", messages.SUCCESS)

@@ -37,10 +37,11 @@ TAGS: Final[list[dict[str, str]]] = [
     {"name": "operations", "description": "Operations metrics: a project's last 24 hours "
                                           "and one agent's traffic, latency and cost."},
     {"name": "projects", "description": "Where to start and who you are: the API's entry "
-                                        "points, you and your projects, and the members "
-                                        "of a project with their roles."},
+                                        "points, you and your projects, the members of a "
+                                        "project with their roles, and invitations."},
     {"name": "tokens", "description": "API tokens: your own (create, rename, revoke) and, "
-                                      "for project admins, the members' tokens."},
+                                      "for project admins, the tokens used in their "
+                                      "project."},
     {"name": "resources", "description": "A project's resources that runs call: models, "
                                          "functions, API connections, knowledge bases "
                                          "and datasets."},
@@ -104,16 +105,21 @@ _GROUPS: Final[dict[str, dict[str, str]]] = {
         "api_root": "The API's entry points and docs (no credentials needed)",
         "me": "Who you are and your projects' roles",
         "list_members": "List a project's members",
-        "add_member": "Add a member to a project",
+        "add_member": "Invite a person to a project",
         "change_member": "Change a member's role",
         "remove_member": "Remove a member from a project",
+        "list_project_invitations": "List a project's invitations",
+        "revoke_invitation": "Revoke an invitation",
+        "list_my_invitations": "List the invitations you may accept",
+        "accept_invitation": "Accept an invitation: join its project",
+        "decline_invitation": "Decline an invitation",
     },
     "tokens": {
         "list_my_tokens": "List your API tokens",
         "create_my_token": "Create an API token",
         "update_my_token": "Rename a token or change its expiry",
         "revoke_my_token": "Revoke one of your tokens",
-        "list_project_tokens": "List the live tokens of a project's members",
+        "list_project_tokens": "List the tokens used in or revoked for a project",
         "revoke_project_token": "Revoke a token's access to a project",
     },
     "resources": {

@@ -28,7 +28,8 @@ ErrorCode = Literal[
     "payload_too_large", "throttled", "request_header_fields_too_large", "internal_error",
     "service_unavailable",
     # projects' self-administration (kionga.projects)
-    "already_member", "last_admin", "resource_exists", "resource_in_use",
+    "already_member", "last_admin", "invitation_not_pending", "resource_exists",
+    "resource_in_use",
     # designs
     "invalid_document", "stale_revision", "validation_failed", "quality_gate",
     # runs

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 
 
 class Role(models.TextChoices):
@@ -112,6 +114,74 @@ class TokenRevocation(models.Model):
         return f"{self.token} revoked in {self.project}"
 
 
+class TokenUse(models.Model):
+    """A token reached this project: it authenticated a request that passed a check of
+    the project's membership (kionga.token_use). What the project's admins may list of
+    their members' tokens: only those used here (or revoked here), with the last use
+    here. Written at most once a minute per token and project."""
+
+    token = models.ForeignKey(ApiToken, on_delete=models.CASCADE, related_name="+")
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+",
+                                db_index=False)  # indexed by token_use_project
+    last_used_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["token", "project"], name="token_use_unique"),
+        ]
+        indexes = [models.Index(fields=["project", "token"], name="token_use_project")]
+
+    def __str__(self) -> str:
+        return f"{self.token} used in {self.project}"
+
+
+class Invitation(models.Model):
+    """A project admin's offer of a role to a person, who becomes a member only by
+    accepting it (kionga.projects.invitations). One is stored for whatever name or
+    address the admin typed, whether or not it names anyone: the answer must not tell
+    who has an account here."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        ACCEPTED = "accepted"
+        DECLINED = "declined"
+        REVOKED = "revoked"
+        # Never stored: a pending invitation past expires_at reads as expired.
+        EXPIRED = "expired"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="invitations",
+                                db_index=False)  # indexed by invitation_project
+    # What the admin typed: a username as given, or an email address in lower case.
+    address = models.CharField(max_length=254)
+    # The active person the address named when it was sent; None: nobody (or an email
+    # several people share), and then nobody can ever accept it.
+    invitee = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                on_delete=models.CASCADE, related_name="kionga_invitations")
+    role = models.CharField(max_length=16, choices=Role.choices)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    invited_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            # Inviting the same address again refreshes the pending invitation.
+            models.UniqueConstraint(fields=["project", "address"],
+                                    condition=Q(status="pending"),
+                                    name="invitation_one_pending"),
+        ]
+        indexes = [
+            models.Index(fields=["project", "-created_at"], name="invitation_project"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.address} to {self.project} as {self.role} ({self.status})"
+
+
 class AuditEvent(models.Model):
     # Nullable links: audit rows outlive the users and projects they mention.
     project = models.ForeignKey(  # indexed by audit_project_created, which begins with it
@@ -165,6 +235,7 @@ __all__ = [
     "Dataset",
     "DatasetObject",
     "Function",
+    "Invitation",
     "KnowledgeBase",
     "KnowledgeDocument",
     "Membership",
@@ -172,4 +243,5 @@ __all__ = [
     "Project",
     "Role",
     "TokenRevocation",
+    "TokenUse",
 ]

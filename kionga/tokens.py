@@ -17,7 +17,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from kionga.models import ApiToken, TokenRevocation
-from kionga.token_scope import block_projects
+from kionga.token_scope import block_projects, mark_token
 
 TOKEN_PREFIX = "kio_"
 PREFIX_LENGTH = 8
@@ -76,11 +76,13 @@ def touch(token: ApiToken) -> None:
 
 
 def signed_in_user(token: ApiToken) -> User:
-    """The person a live token authenticates, for one request: last use recorded, and
-    the projects whose admins revoked this token hidden from kionga.access."""
+    """The person a live token authenticates, for one request: last use recorded, the
+    projects whose admins revoked this token hidden from kionga.access, and the token
+    named for kionga.access to record which projects it reaches (kionga.token_use)."""
     touch(token)
     block_projects(token.user, TokenRevocation.objects.filter(token=token)
                    .values_list("project_id", flat=True))
+    mark_token(token.user, token.pk)
     return token.user
 
 

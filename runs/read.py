@@ -7,6 +7,7 @@ from typing import Any
 
 from designs.actions import check_design_access
 from designs.models import Design
+from kionga import token_use
 from kionga.access import AnyUser, blocked_projects
 from kionga.errors import invalid_field, not_found
 from kionga.snapshot import one_snapshot
@@ -26,6 +27,7 @@ def check_run_readable(user: AnyUser, design_id: uuid.UUID, run_id: uuid.UUID) -
         run = (found.exclude(project_id__in=blocked) if blocked else found).first()
     if run is None:
         raise not_found("Run not found.")
+    token_use.note(user, run.project_id)
     return run
 
 

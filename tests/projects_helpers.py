@@ -40,3 +40,18 @@ def made_token(client: APIClient, name: str, **body: Any) -> dict[str, Any]:
     answer = client.post(MY_TOKENS, {"name": name, **body}, format="json")
     assert answer.status_code == 201, answer.content
     return dict(answer.json())
+
+
+def invitations_url(project: Project) -> str:
+    return f"/api/v1/projects/{project.pk}/invitations"
+
+
+def invite(client: APIClient, project: Project, user: str, role: str) -> dict[str, Any]:
+    """The answer of POST projects/{id}/members by client (an admin): the invitation."""
+    answer = client.post(members_url(project), {"user": user, "role": role}, format="json")
+    assert answer.status_code == 202, answer.content
+    return dict(answer.json())
+
+
+def accept(client: APIClient, invitation_id: str) -> Any:
+    return client.post(f"/api/v1/me/invitations/{invitation_id}/accept")

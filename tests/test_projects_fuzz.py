@@ -3,20 +3,23 @@ role's token: no request may produce a 5xx, and every invalid_request names its 
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import schemathesis
 from django.contrib.auth.models import User
 from django.test import Client
+from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kionga.models import ApiToken, Project
+from kionga.models import ApiToken, Invitation, Project
 from kionga.resource_models import Dataset, KnowledgeBase, KnowledgeDocument, ModelEndpoint
 from kionga.tokens import issue_token
 from tests.conftest import Api
 from tests.fuzz_kit import send_and_check
 from tests.openapi_check import openapi_document
 
-# About 15 a route over ~37 routes, each with one of three roles' tokens.
+# About 15 a route over ~42 routes, each with one of three roles' tokens.
 MAX_EXAMPLES = 600
 
 
@@ -28,9 +31,9 @@ def operations() -> list[tuple[str, str]]:
 
 
 def test_it_covers_every_new_route() -> None:
-    # me/tokens 4, members 4, project tokens 2, resources 1 + 4 per kind (5 kinds),
-    # documents 3, objects 3.
-    assert len(operations()) == 37
+    # me/tokens 4, me/invitations 3, members 4, project invitations 2, project tokens 2,
+    # resources 1 + 4 per kind (5 kinds), documents 3, objects 3.
+    assert len(operations()) == 42
 
 
 def test_it_never_answers_5xx(api: Api, acme: Project, alice: User, carol: User,
@@ -46,8 +49,10 @@ def test_it_never_answers_5xx(api: Api, acme: Project, alice: User, carol: User,
     Dataset.objects.create(project=acme, key="prices")
     issue_token(carol, "spare")
     spare = ApiToken.objects.get(name="spare")
+    invitation = Invitation.objects.create(project=acme, address="dave", role="viewer",
+                                           expires_at=timezone.now() + timedelta(days=1))
     real = {"project_id": acme.pk, "user_id": bob.pk, "token_id": spare.pk,
-            "document_id": doc.pk}
+            "document_id": doc.pk, "invitation_id": str(invitation.pk)}
     resource_ids = {"model": "gpt", "knowledge_base": "faq", "dataset": "prices"}
     tokens = [issue_token(person, "fuzz") for person in (alice, carol, bob)]
     client = Client()

@@ -1,15 +1,14 @@
-"""Project admins manage members through the API; everyone in the project reads the list.
-The last admin stays; a removed member's tokens stop reaching the project at once."""
+"""Project admins manage members through the API (people join by accepting an invitation:
+tests/test_projects_invitations.py); everyone in the project reads the list. The last
+admin stays; a removed member's tokens stop reaching the project at once."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from django.contrib.auth.models import User
 
 from kionga.models import AuditEvent, Membership, Project, Role
-from tests.conftest import Api, make_member
-from tests.projects_helpers import members_url
+from tests.conftest import Api
+from tests.projects_helpers import accept, invite, members_url
 
 
 def test_every_member_reads_the_list(api: Api, acme: Project, alice: User, bob: User,
@@ -47,15 +46,15 @@ def test_viewers_and_editors_cannot_change_members(api: Api, acme: Project, alic
     assert Membership.objects.filter(project=acme).count() == 3
 
 
-def test_an_admin_adds_changes_and_removes(api: Api, acme: Project, alice: User,
-                                           charlie: User) -> None:
+def test_an_admin_invites_changes_and_removes(api: Api, acme: Project, alice: User,
+                                              charlie: User) -> None:
     charlie.email = "Charlie@Example.com"
     charlie.save()
     client = api.client_for(alice)
-    added = client.post(members_url(acme), {"user": "charlie@example.com", "role": "viewer"},
-                        format="json")
-    assert added.status_code == 201, added.content
-    assert added.json() == {"user_id": charlie.pk, "username": "charlie", "role": "viewer"}
+    invited = invite(client, acme, "charlie@example.com", "viewer")
+    joined = accept(api.client_for(charlie), invited["id"])
+    assert joined.status_code == 200, joined.content
+    assert joined.json()["role"] == "viewer"
     again = client.post(members_url(acme), {"user": "charlie", "role": "editor"}, format="json")
     api.assert_error(again, 409, "already_member")
     changed = client.patch(f"{members_url(acme)}/{charlie.pk}", {"role": "editor"},
@@ -63,20 +62,22 @@ def test_an_admin_adds_changes_and_removes(api: Api, acme: Project, alice: User,
     assert changed.json()["role"] == "editor"
     assert client.delete(f"{members_url(acme)}/{charlie.pk}").status_code == 204
     api.assert_error(client.delete(f"{members_url(acme)}/{charlie.pk}"), 404, "not_found")
-    audit = list(AuditEvent.objects.filter(project=acme).order_by("id")
+    audit = list(AuditEvent.objects.filter(project=acme, target_type="user").order_by("id")
                  .values_list("action", "actor__username", "target_id", "details"))
     assert audit == [
-        ("member.added", "alice", str(charlie.pk), {"username": "charlie", "role": "viewer"}),
+        ("member.added", "charlie", str(charlie.pk),
+         {"username": "charlie", "role": "viewer", "invited_by": "alice",
+          "invitation_id": invited["id"]}),
         ("member.changed", "alice", str(charlie.pk),
          {"username": "charlie", "from": "viewer", "to": "editor"}),
         ("member.removed", "alice", str(charlie.pk), {"username": "charlie", "role": "editor"}),
     ]
 
 
-def test_it_refuses_unknown_people_and_roles(api: Api, acme: Project, alice: User) -> None:
+def test_it_refuses_unknown_roles_and_a_missing_user(api: Api, acme: Project,
+                                                    alice: User) -> None:
     client = api.client_for(alice)
-    for body, field in [({"user": "nobody", "role": "viewer"}, "user"),
-                        ({"user": "alice", "role": "owner"}, "role"),
+    for body, field in [({"user": "alice", "role": "owner"}, "role"),
                         ({"role": "viewer"}, "user")]:
         error = api.assert_error(client.post(members_url(acme), body, format="json"),
                                  400, "invalid_request")
@@ -106,13 +107,3 @@ def test_a_removed_member_loses_the_project_at_once(api: Api, acme: Project, evi
                      "not_found")
     assert carol_client.get(members_url(evil)).status_code == 200  # elsewhere unchanged
     assert [p["slug"] for p in carol_client.get("/api/v1/me").json()["projects"]] == ["evil"]
-
-
-def test_an_inactive_person_cannot_be_added(api: Api, acme: Project, alice: User) -> None:
-    gone: Any = make_member("gone", None)
-    gone.is_active = False
-    gone.save()
-    error = api.assert_error(api.client_for(alice).post(
-        members_url(acme), {"user": "gone", "role": "viewer"}, format="json"),
-        400, "invalid_request")
-    assert list(error["details"]["fields"]) == ["user"]

@@ -28,6 +28,7 @@ def test_a_token_revoked_for_the_project_cannot_mint_a_working_one(
     design = make_design(alice, acme)
     leaked = made_token(signed_in(carol), "leaked")
     before = made_token(bearer(leaked["token"]), "made before the revocation")
+    assert bearer(leaked["token"]).get(members_url(acme)).status_code == 200  # used in acme
     tokens_url = f"/api/v1/projects/{acme.pk}/tokens"
     assert api.client_for(alice).delete(f"{tokens_url}/{leaked['id']}").status_code == 204
     after = made_token(bearer(leaked["token"]), "made after the revocation")
@@ -121,6 +122,7 @@ def test_a_tokens_revocation_covers_every_token_made_from_it(
     child = made_token(bearer(root["token"]), "child")
     grandchild = made_token(bearer(child["token"]), "grandchild")
     unrelated = made_token(person, "unrelated")
+    assert bearer(child["token"]).get(members_url(acme)).status_code == 200  # used in acme
     assert api.client_for(alice).delete(
         f"/api/v1/projects/{acme.pk}/tokens/{child['id']}").status_code == 204
     revoked_here = set(TokenRevocation.objects.filter(project=acme)

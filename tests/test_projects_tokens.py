@@ -80,6 +80,7 @@ def test_an_admin_revokes_a_tokens_access_to_the_project_only(
         api: Api, acme: Project, evil: Project, alice: User, bob: User, carol: User) -> None:
     Membership.objects.create(project=evil, user=bob, role=Role.VIEWER)
     made = api.client_for(bob).post(MINE, {"name": "leaked"}, format="json").json()
+    assert bearer(made["token"]).get(members_url(acme)).status_code == 200  # used in acme
     other = api.client_for(bob)  # another token of bob's: untouched
     url = f"/api/v1/projects/{acme.pk}/tokens"
     api.assert_error(api.client_for(carol).get(url), 403, "forbidden")

@@ -46,6 +46,7 @@ def test_children_of_a_token_revoked_for_the_project_are_refused(
     leaked, raw_leaked = create_token(carol, "leaked")
     before = _child(raw_leaked, "before")
     grandchild = _child(before, "grandchild")
+    open_with_token(raw_leaked, design.pk, run.pk, -1)  # used in acme
     assert api.client_for(alice).delete(
         f"/api/v1/projects/{acme.pk}/tokens/{leaked.pk}").status_code == 204
     after = _child(raw_leaked, "after")

@@ -1,4 +1,5 @@
-"""Members of a project: list, add an existing person, change a role, remove.
+"""Members of a project: list, change a role, remove. People join by accepting an
+invitation (kionga.projects.invitations).
 
 A project always keeps an admin: the last one can be neither removed nor demoted
 (409 last_admin). The check runs under a lock on the project's admin rows, so two
@@ -13,11 +14,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import Q
 
 from kionga import audit
-from kionga.errors import APIError, invalid_field, not_found
+from kionga.errors import APIError, not_found
 from kionga.models import Membership, Project, Role
 
 LIST_LIMIT = 1000
@@ -33,38 +34,12 @@ def members_of(project: Project) -> list[dict[str, Any]]:
     return [member_dict(m) for m in found.order_by("user__username")[:LIST_LIMIT]]
 
 
-def check_person(name_or_email: str) -> User:
-    """The active person with this username, or else this email (one only)."""
-    people = User.objects.filter(is_active=True)
-    found = people.filter(username=name_or_email).first()
-    if found is None and "@" in name_or_email:
-        matches = list(people.filter(email__iexact=name_or_email)[:2])
-        found = matches[0] if len(matches) == 1 else None
-    if found is None:
-        raise invalid_field("user", "No active person has this username or email "
-                                    "(an email shared by several people: use the username).")
-    return found
-
-
 def check_member(project: Project, user_id: int) -> Membership:
     found = (Membership.objects.select_related("user")
              .filter(project=project, user_id=user_id).first())
     if found is None:
         raise not_found("Member not found.")
     return found
-
-
-def do_add_member(actor: User, project: Project, person: User, role: str) -> Membership:
-    try:
-        with transaction.atomic():
-            membership = Membership.objects.create(project=project, user=person, role=role)
-    except IntegrityError:
-        raise APIError(409, "already_member",
-                       f"{person.get_username()} is already a member; change their role "
-                       "with PATCH instead.") from None
-    audit.record("member.added", project=project, actor=actor, target_type="user",
-                 target_id=person.pk, details={"username": person.get_username(), "role": role})
-    return membership
 
 
 @transaction.atomic

@@ -1,4 +1,4 @@
-"""OpenAPI shapes of the members, tokens and resources routes."""
+"""OpenAPI shapes of the members, invitations, tokens and resources routes."""
 
 from __future__ import annotations
 
@@ -19,6 +19,22 @@ def array_of(key: str, item: dict[str, Any]) -> dict[str, Any]:
 
 MEMBER = obj({"user_id": INTEGER, "username": STRING, "role": ROLE})
 MEMBERS = array_of("members", MEMBER)
+
+NULLABLE_STRING: dict[str, Any] = {"type": ["string", "null"]}
+INVITATION_STATUS: dict[str, Any] = {
+    "type": "string", "enum": ["pending", "accepted", "declined", "revoked", "expired"]}
+# As the project's admins see one: what they typed, never whom it reached.
+INVITATION = obj({"id": STRING, "user": STRING, "role": ROLE, "status": INVITATION_STATUS,
+                  "invited_by": NULLABLE_STRING, "created_at": TIME, "expires_at": TIME})
+INVITATIONS = array_of("invitations", INVITATION)
+PROJECT_BRIEF = obj({"id": INTEGER, "slug": STRING, "name": STRING})
+# As the invited person sees one.
+MY_INVITATION = obj({"id": STRING, "project": PROJECT_BRIEF, "role": ROLE,
+                     "invited_by": NULLABLE_STRING, "created_at": TIME, "expires_at": TIME})
+MY_INVITATIONS = array_of("invitations", MY_INVITATION)
+# The project joined (kionga.models.Membership.to_dict).
+JOINED = obj({"project": obj({"id": INTEGER, "slug": STRING, "name": STRING,
+                              "created_at": TIME}), "role": ROLE})
 
 TOKEN_PROPERTIES: dict[str, Any] = {
     "id": INTEGER, "name": STRING, "prefix": STRING, "created_at": TIME,

@@ -11,7 +11,11 @@ ROLES = [role.value for role in Role]
 
 
 class AddMemberSerializer(serializers.Serializer):
-    user = StrictCharField(max_length=254, help_text="An existing person's username or email.")
+    user = StrictCharField(
+        max_length=254,
+        help_text="A username or email address. The person it names is invited and becomes "
+                  "a member once they accept; the answer is the same whether or not it "
+                  "names anyone.")
     role = serializers.ChoiceField(choices=ROLES)
 
 

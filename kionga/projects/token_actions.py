@@ -3,7 +3,9 @@
 A token is shown in full once, in the answer that creates it; afterwards only its
 prefix. Revoking one's own token ends it everywhere. A project admin cannot end
 another person's token, only its access to their project: a TokenRevocation row,
-which kionga.access honours on every request (kionga.tokens.signed_in_user).
+which kionga.access honours on every request (kionga.tokens.signed_in_user). A
+project's admins see only the tokens that reached their project (kionga.token_use) or
+that they revoked, with the last use there: never what a member does elsewhere.
 
 Who acts: a signed-in person (session; `acting` None) manages all of their tokens. A
 token's request (`acting` the token) makes children only, manages only itself and the
@@ -16,11 +18,12 @@ from datetime import datetime
 from typing import Any, Final
 
 from django.contrib.auth.models import User
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from kionga import audit, token_lineage
 from kionga.errors import forbidden, invalid_field, not_found
-from kionga.models import ApiToken, Membership, Project, TokenRevocation
+from kionga.models import ApiToken, Project, TokenRevocation, TokenUse
 from kionga.tokens import create_token
 
 LIST_LIMIT = 500
@@ -83,23 +86,36 @@ def do_revoke_token(user: User, token: ApiToken) -> None:
 
 
 def project_tokens(project: Project) -> list[dict[str, Any]]:
-    """Live tokens of the project's members, with whether this project revoked each."""
-    members = Membership.objects.filter(project=project).values("user_id")
-    found = (ApiToken.objects.filter(user_id__in=members, revoked=False)
-             .select_related("user").order_by("user__username", "-created_at", "-id"))
+    """Live tokens that reached this project (kionga.token_use) or that it revoked, with
+    the last use here: nothing of where else their owners use them."""
+    used_here = TokenUse.objects.filter(project=project, token_id=OuterRef("pk"))
+    found = (_project_tokens(project).filter(revoked=False).select_related("user")
+             .annotate(used_here_at=Subquery(used_here.values("last_used_at")[:1]))
+             .order_by("user__username", "-created_at", "-id"))
     revoked = set(TokenRevocation.objects.filter(project=project)
                   .values_list("token_id", flat=True))
-    return [{**t.to_dict(), "owner": t.user.get_username(),
-             "revoked_in_project": t.pk in revoked} for t in found[:LIST_LIMIT]]
+    return [{**t.to_dict(), "last_used_at": _iso(getattr(t, "used_here_at", None)),
+             "owner": t.user.get_username(), "revoked_in_project": t.pk in revoked}
+            for t in found[:LIST_LIMIT]]
 
 
-def check_member_token(project: Project, token_id: int) -> ApiToken:
-    """A token of a member of project (another person's token is 404 for everyone else)."""
-    members = Membership.objects.filter(project=project).values("user_id")
-    found = ApiToken.objects.filter(pk=token_id, user_id__in=members).first()
+def check_project_token(project: Project, token_id: int) -> ApiToken:
+    """A token that reached this project or that it revoked; any other is 404, as the
+    list does not show it."""
+    found = _project_tokens(project).filter(pk=token_id).first()
     if found is None:
         raise not_found("Token not found.")
     return found
+
+
+def _project_tokens(project: Project) -> QuerySet[ApiToken]:
+    used = TokenUse.objects.filter(project=project).values("token_id")
+    revoked = TokenRevocation.objects.filter(project=project).values("token_id")
+    return ApiToken.objects.filter(Q(pk__in=used) | Q(pk__in=revoked))
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment is not None else None
 
 
 def do_revoke_for_project(actor: User, project: Project, token: ApiToken) -> None:

@@ -1,7 +1,8 @@
-"""Members and tokens routes: parse, check, one action, the answer."""
+"""Members, invitations and tokens routes: parse, check, one action, the answer."""
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -13,6 +14,7 @@ from rest_framework.response import Response
 from kionga.access import check_project_access
 from kionga.models import ApiToken, Role
 from kionga.openapi import ERRORS, ok
+from kionga.projects import invitations as inv
 from kionga.projects import members as m
 from kionga.projects import openapi as doc
 from kionga.projects import token_actions as t
@@ -40,7 +42,10 @@ def _acting_token(request: Request) -> ApiToken | None:
 @extend_schema(methods=["GET"], responses={200: ok(doc.MEMBERS), **ERRORS},
                operation_id="list_members")
 @extend_schema(methods=["POST"], request=AddMemberSerializer,
-               responses={201: ok(doc.MEMBER), **ERRORS}, operation_id="add_member")
+               responses={202: ok(doc.INVITATION), **ERRORS}, operation_id="add_member",
+               description="Invites the person: they become a member once they accept. "
+                           "The answer is the same whether or not the name or email is "
+                           "anyone's.")
 @api_view(["GET", "POST"])
 def members(request: Request, project_id: int) -> Response:
     if request.method == "GET":
@@ -48,8 +53,46 @@ def members(request: Request, project_id: int) -> Response:
                                                                       project_id))})
     project = check_project_access(request.user, project_id, Role.ADMIN)
     body = parse(AddMemberSerializer, request.data)
-    added = m.do_add_member(_user(request), project, m.check_person(body["user"]), body["role"])
-    return Response(m.member_dict(added), status=201)
+    invited = inv.do_invite(_user(request), project, body["user"], body["role"])
+    return Response(inv.invitation_dict(invited), status=202)
+
+
+@extend_schema(responses={200: ok(doc.INVITATIONS), **ERRORS},
+               operation_id="list_project_invitations")
+@api_view(["GET"])
+def project_invitations(request: Request, project_id: int) -> Response:
+    project = check_project_access(request.user, project_id, Role.ADMIN)
+    return Response({"invitations": inv.project_invitations(project)})
+
+
+@extend_schema(responses=NO_CONTENT, operation_id="revoke_invitation")
+@api_view(["DELETE"])
+def project_invitation(request: Request, project_id: int,
+                       invitation_id: uuid.UUID) -> Response:
+    project = check_project_access(request.user, project_id, Role.ADMIN)
+    inv.do_revoke(_user(request), project, invitation_id)
+    return Response(status=204)
+
+
+@extend_schema(responses={200: ok(doc.MY_INVITATIONS), **ERRORS},
+               operation_id="list_my_invitations")
+@api_view(["GET"])
+def my_invitations(request: Request) -> Response:
+    return Response({"invitations": inv.invitations_for(_user(request))})
+
+
+@extend_schema(request=None, responses={200: ok(doc.JOINED), **ERRORS},
+               operation_id="accept_invitation")
+@api_view(["POST"])
+def accept_invitation(request: Request, invitation_id: uuid.UUID) -> Response:
+    return Response(inv.do_accept(_user(request), invitation_id).to_dict())
+
+
+@extend_schema(request=None, responses=NO_CONTENT, operation_id="decline_invitation")
+@api_view(["POST"])
+def decline_invitation(request: Request, invitation_id: uuid.UUID) -> Response:
+    inv.do_decline(_user(request), invitation_id)
+    return Response(status=204)
 
 
 @extend_schema(methods=["PATCH"], request=ChangeMemberSerializer,
@@ -105,6 +148,6 @@ def project_tokens(request: Request, project_id: int) -> Response:
 @api_view(["DELETE"])
 def project_token(request: Request, project_id: int, token_id: int) -> Response:
     project = check_project_access(request.user, project_id, Role.ADMIN)
-    token = t.check_member_token(project, token_id)
+    token = t.check_project_token(project, token_id)
     t.do_revoke_for_project(_user(request), project, token)
     return Response(status=204)

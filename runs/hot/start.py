@@ -4,10 +4,12 @@ The same rules, in the same order, as the runs view's DRF path (runs.views.runs)
 the token as kionga.tokens.find_token (401 invalid_token), the API throttles
 (kionga.throttles, 429 throttled), the design as designs.actions.check_design_access
 with the editor role (404 for a non-member or a project that revoked this token, 403
-for a viewer), then runs.start: runner configured (503), the revision's cached
-validation (designs.validation.check_runnable: 404 / 422) and runs.start.start_target
-itself (stop_after, subflows, quota, the one-statement writes, the task). The rows
-read here become unsaved model instances, so start_target is the one implementation.
+for a viewer; a member's token is recorded as used in the project, as kionga.access
+records it: kionga.token_use), then runs.start: runner configured (503), the
+revision's cached validation (designs.validation.check_runnable: 404 / 422) and
+runs.start.start_target itself (stop_after, subflows, quota, the one-statement writes,
+the task). The rows read here become unsaved model instances, so start_target is the
+one implementation.
 The throttles are counted in the slot's own Redis script (runs.quota.take_slot), one
 round trip for both; a start refused before it counts them on their own first, so
 the answer is 429 throttled wherever DRF's would be.
@@ -26,7 +28,7 @@ from rest_framework.views import APIView
 
 from designs.models import Design, DesignRevision
 from designs.validation import check_runnable, missing_revision
-from kionga import prepared_sql
+from kionga import prepared_sql, token_use
 from kionga.access import check_role
 from kionga.models import Membership, Project, Role, TokenRevocation
 from kionga.throttles import WindowThrottle, refusal
@@ -69,6 +71,8 @@ def start_with_token(raw: str, design_id: uuid.UUID, request: StartRequest,
     user = User(pk=user_id, username=username)
     counting = throttle_count(user)
     try:
+        if role is not None:  # a member, as kionga.access would record it
+            token_use.record(token_id, project_id)
         check_role(role, Role.EDITOR, MISSING)  # a missing design has no role: 404
         dispatch.check_runner_configured()
         project = Project(pk=project_id)
