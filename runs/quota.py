@@ -117,8 +117,6 @@ def take_slot(run_id: str, project_id: int, counting: ThrottleCount | None = Non
 
 
 def redis_unavailable() -> APIError:
-    error = APIError(503, "service_unavailable",
-                     "Runs cannot start right now: Redis is unreachable. Try again shortly.")
-    # Rendered as Retry-After by kionga.errors.
-    error.wait = 1  # type: ignore[attr-defined]
-    return error
+    return APIError(503, "service_unavailable",
+                     "Runs cannot start right now: Redis is unreachable. Try again shortly.",
+                     retry_after=1)
