@@ -4,7 +4,9 @@ A client resuming with Last-Event-ID gets every stored event after it from
 PostgreSQL, then the run's Redis stream, skipping seqs it already has (dedupe on
 seq), so it misses none and gets none twice. Deltas carry no id of their own (an
 SSE frame without id keeps the resume point), and are live only. The stream ends
-after the terminal event. Nothing here blocks a thread while it waits.
+after the terminal event, or cleanly when it needs the database and the database is
+away (the client reconnects with Last-Event-ID; the gateway answers 503 until it is
+back). Nothing here blocks a thread while it waits.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 import redis
 
+from kionga.database import DatabaseUnavailable
 from kionga.hot_http import LastChunk
 from kionga.redis_client import async_redis
 from runner import protocol
@@ -94,8 +97,12 @@ async def run_event_stream(run_id: str, last_seq: int, start: Opening) -> AsyncI
         yield LastChunk(b"".join(opening_frames))
         return
     yield b"".join(opening_frames)
-    async for out in _live(run_id, cursor):
-        yield out
+    try:
+        async for out in _live(run_id, cursor):
+            yield out
+    except DatabaseUnavailable:
+        # Frames taken but not sent are sent again after the client's Last-Event-ID.
+        yield LastChunk(b": database unavailable\n\n")
 
 
 async def _live(run_id: str, cursor: _Cursor) -> AsyncIterator[bytes]:
