@@ -90,17 +90,20 @@ _DRF_CODES: list[tuple[type[drf.APIException], ErrorCode]] = [
 
 
 class APIError(drf.APIException):
-    """An error with an explicit status and code, e.g. ``APIError(409, "stale_revision", ...)``."""
+    """An error with an explicit status and code, e.g. ``APIError(409, "stale_revision", ...)``;
+    `retry_after` (seconds) is sent as Retry-After."""
 
     def __init__(
         self, status: int, code: ErrorCode, message: str,
-        details: dict[str, Any] | None = None
+        details: dict[str, Any] | None = None, *, retry_after: int | None = None
     ) -> None:
         super().__init__(detail=message, code=code)
         self.status_code = status
         self.code = code
         self.message = message
         self.details = details or {}
+        # The attribute DRF's Throttled has: error_headers renders both alike.
+        self.wait = retry_after
 
 
 def invalid_field(path: str, message: str) -> APIError:
@@ -128,6 +131,14 @@ def error_response(
 ) -> JsonResponse:
     """The error shape for plain Django views and middleware."""
     return JsonResponse(error_body(code, message, details), status=status)
+
+
+def api_error_response(exc: APIError) -> JsonResponse:
+    """error_response for an APIError, with the headers the DRF handler would add."""
+    response = error_response(exc.status_code, exc.code, exc.message, exc.details)
+    for name, value in error_headers(exc).items():
+        response[name] = value
+    return response
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:

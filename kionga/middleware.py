@@ -2,7 +2,9 @@
 
 Unknown URLs, Django's own 403/405 answers and crashes would otherwise be
 HTML pages. Crashes still go through Django's normal path first (logging,
-``got_request_exception``, so the test client re-raises them).
+``got_request_exception``, so the test client re-raises them). The database being
+away is no crash: every route answers 503 (kionga.database), JSON for the API and
+/healthz, a small HTML page for the admin and the other pages.
 """
 
 from __future__ import annotations
@@ -10,9 +12,18 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, HttpResponseBase
+from django.template.loader import render_to_string
 from django.utils.deprecation import MiddlewareMixin
 
-from kionga.errors import APIError, code_for_status, error_response, invalid_field
+from kionga import database
+from kionga.errors import (
+    APIError,
+    api_error_response,
+    code_for_status,
+    error_headers,
+    error_response,
+    invalid_field,
+)
 
 _MESSAGES: dict[int, str] = {
     404: "Not found.",
@@ -23,6 +34,11 @@ _MESSAGES: dict[int, str] = {
 
 def is_api_path(request: HttpRequest) -> bool:
     return request.path.startswith("/api/")
+
+
+def answers_json(request: HttpRequest) -> bool:
+    """The API and the health probe answer JSON; everything else is a page."""
+    return is_api_path(request) or request.path == "/healthz"
 
 
 class ApiJsonErrorMiddleware(MiddlewareMixin):
@@ -52,8 +68,24 @@ class ApiJsonErrorMiddleware(MiddlewareMixin):
     def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
         # APIError raised from a plain Django view; DRF views handle it themselves.
         if isinstance(exc, APIError):
-            return error_response(exc.status_code, exc.code, exc.message, exc.details)
+            return api_error_response(exc)
+        # Any view's (DRF's handler leaves database errors to Django, hence here).
+        unavailable = database.unavailable(exc)
+        if unavailable is not None:
+            return unavailable_response(request, unavailable)
         return None
+
+
+def unavailable_response(request: HttpRequest,
+                         error: database.DatabaseUnavailable) -> HttpResponse:
+    if answers_json(request):
+        return api_error_response(error)
+    # Rendered without the request: its context processors would read the session.
+    page = render_to_string("kionga/unavailable.html", {"message": error.message})
+    response = HttpResponse(page, status=error.status_code)
+    for name, value in error_headers(error).items():
+        response[name] = value
+    return response
 
 
 def _is_json(response: HttpResponseBase) -> bool:

@@ -181,13 +181,22 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         {"timeout": 20, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
     )
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # The database away: a request waits this long for a connection, then answers 503
+    # service_unavailable (kionga.database); one connection attempt takes no longer
+    # (libpq's connect_timeout; it counts 2 s at least).
+    KIONGA_DB_CONNECT_TIMEOUT = env.integer("KIONGA_DB_CONNECT_TIMEOUT", 3, within=(2, 60))
+    DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = KIONGA_DB_CONNECT_TIMEOUT
     # A connection pool, not persistent connections: under ASGI every request runs in
     # a thread of its own, and a new PostgreSQL connection per request costs more
     # than the request (Django's docs recommend the pool for async deployments).
-    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+    DATABASES["default"]["OPTIONS"]["pool"] = {
         "min_size": env.integer("KIONGA_DB_POOL_MIN", 2),
         "max_size": env.integer("KIONGA_DB_POOL_MAX", 10),
-        "timeout": 10,
+        "timeout": KIONGA_DB_CONNECT_TIMEOUT,
+        # The pool retries a lost connection in the background with a growing delay
+        # (1 s, 2 s, 4 s...); past this it stops and the next request that waits
+        # connects anew, so a database back after a long outage is used at once.
+        "reconnect_timeout": KIONGA_DB_CONNECT_TIMEOUT,
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

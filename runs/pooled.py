@@ -1,7 +1,10 @@
 """Database work asked from the event loop (event streams, the hot routes): in one of
 a few reused threads, each handing its connection back to the pool (kionga.settings)
 after every call. A stream lives for minutes and must not hold a connection meanwhile;
-a new thread per call cost more than the work on the hot routes.
+a new thread per call cost more than the work on the hot routes. An error that says
+the database is away comes out as kionga.database.DatabaseUnavailable (503), which
+the hot routes answer and event streams end on; a broken connection goes back to
+the pool, which drops it.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from functools import partial
 from typing import Final, ParamSpec, TypeVar
 
 from django.db import connection
+
+from kionga import database
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -33,5 +38,10 @@ def pooled(fn: Callable[P, T]) -> Callable[P, Awaitable[T]]:
 def _closing(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     try:
         return fn(*args, **kwargs)
+    except Exception as exc:
+        unavailable = database.unavailable(exc)
+        if unavailable is None:
+            raise
+        raise unavailable from exc
     finally:
         connection.close()

@@ -124,8 +124,5 @@ def take_slot(run_id: str, project_id: int, counting: ThrottleCount | None = Non
 
 def redis_unavailable(what: str = "Runs cannot start right now") -> APIError:
     """503 for Redis unreachable or refusing writes (full: it never evicts)."""
-    error = APIError(503, "service_unavailable",
-                     f"{what}: Redis is unavailable. Try again shortly.")
-    # Rendered as Retry-After by kionga.errors.
-    error.wait = 1  # type: ignore[attr-defined]
-    return error
+    return APIError(503, "service_unavailable",
+                    f"{what}: Redis is unavailable. Try again shortly.", retry_after=1)

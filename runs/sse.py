@@ -7,8 +7,9 @@ of the run's event key (runs/event_keys.py), as the ingester demands of stored o
 anything else that can write to Redis (the runner's user can append to any run's
 stream) cannot show a run's readers an event, an ending least of all. Deltas carry
 no id of their own (an SSE frame without id keeps the resume point), and are live
-only. The stream ends after the terminal event. Nothing here blocks a thread while it
-waits.
+only. The stream ends after the terminal event, or cleanly when it needs the database
+and the database is away (the client reconnects with Last-Event-ID; the gateway
+answers 503 until it is back). Nothing here blocks a thread while it waits.
 
 The live stream is bounded (runner/live.py: its oldest entries go, a stored event too
 large for it is there as its seq only) and, once the run's end is stored, keeps only
@@ -27,6 +28,7 @@ from typing import Any, Final
 
 import redis
 
+from kionga.database import DatabaseUnavailable
 from kionga.hot_http import LastChunk
 from kionga.redis_client import async_redis
 from runner import protocol
@@ -117,8 +119,12 @@ async def run_event_stream(run_id: str, last_seq: int, start: Opening) -> AsyncI
         yield LastChunk(b"".join(opening_frames))
         return
     yield b"".join(opening_frames)
-    async for out in _live(run_id, cursor):
-        yield out
+    try:
+        async for out in _live(run_id, cursor):
+            yield out
+    except DatabaseUnavailable:
+        # Frames taken but not sent are sent again after the client's Last-Event-ID.
+        yield LastChunk(b": database unavailable\n\n")
 
 
 async def _live(run_id: str, cursor: _Cursor) -> AsyncIterator[bytes]:

@@ -16,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from designs.actions import check_design_access
-from kionga.errors import APIError, error_response, invalid_field
+from kionga.errors import APIError, api_error_response, invalid_field
 from kionga.models import Role
 from kionga.openapi import ERRORS, ok
 from kionga.request_body import parse
@@ -101,8 +101,8 @@ async def events(request: HttpRequest, design_id: uuid.UUID,
         user_id, found, start = await pooled(_open_stream)(request, design_id, run_id, last)
         # After the access check: only people who may read the run take a place.
         release = BUDGET.open(user_id)
-    except APIError as exc:
-        return error_response(exc.status_code, exc.code, exc.message, exc.details)
+    except APIError as exc:  # a 503 too when the database is away (runs.pooled)
+        return api_error_response(exc)
     stream = counted(run_event_stream(found, last, start), release)
     response = StreamingHttpResponse(stream, content_type="text/event-stream")
     # A response never sent (the client left first) never runs its stream: give the

@@ -40,6 +40,9 @@ class Stack:
     database_url: str
     max_runs: int = 8
     gateway_workers: int = 1
+    # Start only these processes (default: all of commands()), with these variables on top.
+    only: tuple[str, ...] = ()
+    extra_env: dict[str, str] = field(default_factory=dict)
     log_dir: Path = field(default_factory=lambda: ROOT / "var" / "e2e-logs")
     gateway_port: int = field(default_factory=free_port)
     internal_port: int = field(default_factory=free_port)
@@ -78,6 +81,7 @@ class Stack:
             # Browser tests load the admin's and the UIs' assets from the gateway itself.
             KIONGA_SERVE_STATIC="1",
         )
+        env.update(self.extra_env)
         return env
 
     def commands(self) -> dict[str, list[str]]:
@@ -107,7 +111,8 @@ class Stack:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.start_redis()
         for name, command in self.commands().items():
-            self.start_process(name, command)
+            if not self.only or name in self.only:
+                self.start_process(name, command)
         self.wait_ready()
         return self
 
@@ -150,7 +155,7 @@ class Stack:
         }
         deadline = time.monotonic() + timeout
         for name, check in checks.items():
-            while not check():
+            while name in self.processes and not check():
                 self.assert_alive()
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"{name} did not become ready; see {self.log_dir}")

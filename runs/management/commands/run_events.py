@@ -12,6 +12,7 @@ import redis
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import InterfaceError, OperationalError, close_old_connections
 
+from kionga import database
 from kionga.redis_client import sync_redis
 from runs import ingest, ingest_stream, reaper
 
@@ -57,7 +58,7 @@ class Command(BaseCommand):
         # taken over first: a consumer that died a moment ago left its entries
         # there, and they come before anything newer of their runs.
         needs_claim = True
-        redis_backoff, database_backoff = Backoff(), Backoff()
+        redis_backoff, outage = Backoff(), Outage()
         while not self.stopping:
             try:
                 if needs_group:
@@ -68,7 +69,7 @@ class Command(BaseCommand):
                     needs_claim = False
                 next_reap = self._loop_once(client, consumer, next_reap, options["reap_every"])
                 redis_backoff.reset()
-                database_backoff.reset()
+                outage.ended()
             except redis.RedisError as exc:
                 # Whatever Redis answers (restarting, loading, full, refusing a command)
                 # the process stays: stored events are safe in PostgreSQL and pending
@@ -85,10 +86,7 @@ class Command(BaseCommand):
             except (OperationalError, InterfaceError) as exc:
                 # The database is away: the batch stays pending (ours) until it is back.
                 needs_claim = True
-                wait = database_backoff.next_wait()
-                log.error("database unavailable (%s): run events are not being stored; "
-                          "retrying in %.1f s", type(exc).__name__, wait)
-                self._sleep(wait)
+                self._sleep(outage.failed(exc))
             finally:
                 close_old_connections()
 
@@ -109,3 +107,32 @@ class Command(BaseCommand):
 
     def _stop(self, signum: int, frame: FrameType | None) -> None:
         self.stopping = True
+
+
+class Outage:
+    """The database being away, seen from the loop: each failure is logged as an error
+    (events are not being stored) and waits longer than the last, up to MAX_DELAY."""
+
+    FIRST_DELAY: Final = 0.5
+    MAX_DELAY: Final = 5.0
+
+    def __init__(self) -> None:
+        self.since: float | None = None
+        self.delay = 0.0
+
+    def failed(self, exc: Exception) -> float:
+        """The seconds to wait before the next try."""
+        now = time.monotonic()
+        if self.since is None:
+            self.since = now
+        self.delay = min(self.delay * 2, self.MAX_DELAY) if self.delay else self.FIRST_DELAY
+        log.error("database unavailable for %.0f s, no run events are being stored; "
+                  "retrying in %.1f s: %s", now - self.since, self.delay, exc)
+        database.check_idle_connections()  # a restarted server broke every one
+        return self.delay
+
+    def ended(self) -> None:
+        if self.since is not None:
+            log.warning("database available again after %.0f s; storing run events",
+                        time.monotonic() - self.since)
+            self.since, self.delay = None, 0.0
