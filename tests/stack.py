@@ -39,6 +39,8 @@ class Stack:
     database_url: str
     max_runs: int = 8
     gateway_workers: int = 1
+    # KIONGA_STREAM_RECHECK_SECONDS of the gateway (None: the product's default).
+    stream_recheck_seconds: int | None = None
     log_dir: Path = field(default_factory=lambda: ROOT / "var" / "e2e-logs")
     gateway_port: int = field(default_factory=free_port)
     internal_port: int = field(default_factory=free_port)
@@ -77,6 +79,8 @@ class Stack:
             # Browser tests load the admin's and the UIs' assets from the gateway itself.
             KIONGA_SERVE_STATIC="1",
         )
+        if self.stream_recheck_seconds is not None:
+            env["KIONGA_STREAM_RECHECK_SECONDS"] = str(self.stream_recheck_seconds)
         return env
 
     def commands(self) -> dict[str, list[str]]:
