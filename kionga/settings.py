@@ -356,6 +356,10 @@ KIONGA_DESIGNER_MAX_RUNS = env.integer("KIONGA_DESIGNER_MAX_RUNS", 8)
 KIONGA_PROJECT_MAX_RUNS = env.integer("KIONGA_PROJECT_MAX_RUNS", 0)
 KIONGA_MAX_STREAMS_PER_USER = env.integer("KIONGA_MAX_STREAMS_PER_USER", 10)
 KIONGA_MAX_STREAMS = env.integer("KIONGA_MAX_STREAMS", 500)
+# How often a long event stream checks again that its caller may still read the run
+# (runs.stream_access): a revoked token or a removed member loses the stream within it.
+KIONGA_STREAM_RECHECK_SECONDS = env.integer("KIONGA_STREAM_RECHECK_SECONDS", 20,
+                                            within=(1, 3600))
 MLAIOPS_LLM_BACKEND = env.text("MLAIOPS_LLM_BACKEND", "mock")
 MLAIOPS_LLM_MODEL = env.text("MLAIOPS_LLM_MODEL", "")
 MLAIOPS_LLM_BASE_URL = env.text("MLAIOPS_LLM_BASE_URL", "")

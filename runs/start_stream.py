@@ -12,6 +12,7 @@ never started for a stream the gateway would refuse.
 from __future__ import annotations
 
 import json
+import uuid
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any
@@ -25,6 +26,7 @@ from rest_framework.request import Request
 from kionga.hot_http import LastChunk
 from runs.models import Run
 from runs.sse import Opening, opening, run_event_stream
+from runs.stream_access import Check, rechecked
 from runs.stream_limits import BUDGET, counted
 
 EVENT_STREAM = "text/event-stream"
@@ -53,10 +55,11 @@ def negotiates_streams(view: Callable[..., Any]) -> Callable[..., Any]:
     return view
 
 
-def start_and_stream(user: User, start: Callable[[], tuple[Run, bool]],
-                     path: str) -> StreamingHttpResponse:
+def start_and_stream(user: User, start: Callable[[], tuple[Run, bool]], path: str,
+                     check_of: Callable[[uuid.UUID], Check]) -> StreamingHttpResponse:
     """Take the caller's stream place, start the run (`start` as runs.views does),
-    answer its stream; the place is given back if the start fails."""
+    answer its stream; the place is given back if the start fails. `check_of(run ID)`:
+    the access re-check of the run's event stream (runs.stream_access), which this is."""
     release = BUDGET.open(user.pk)  # 429/503 before anything starts
     try:
         run, replayed = start()
@@ -67,14 +70,20 @@ def start_and_stream(user: User, start: Callable[[], tuple[Run, bool]],
         raise
     url = f"{path.rstrip('/')}/{run.pk}"
     head = {**run.to_dict(), "url": url, "events_url": f"{url}/events"}
-    stream = counted(with_head(head, run_event_stream(str(run.pk), -1, first)), release)
-    response = StreamingHttpResponse(stream, content_type=EVENT_STREAM,
-                                     status=200 if replayed else 201)
+    events = with_head(head, run_event_stream(str(run.pk), -1, first))
+    response = event_stream(counted(rechecked(events, check_of(run.pk)), release),
+                            status=200 if replayed else 201)
     weakref.finalize(response, release)  # a response never sent never runs its stream
-    response["Cache-Control"] = "no-cache"
-    response["X-Accel-Buffering"] = "no"
     response["Location"] = url
     response["X-Run-Id"] = str(run.pk)
+    return response
+
+
+def event_stream(chunks: AsyncIterator[bytes], status: int = 200) -> StreamingHttpResponse:
+    """The answer of an event stream (or, with no chunks, its HEAD): unbuffered."""
+    response = StreamingHttpResponse(chunks, content_type=EVENT_STREAM, status=status)
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
     return response
 
 

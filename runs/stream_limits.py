@@ -34,18 +34,8 @@ class StreamBudget:
 
     def open(self, user_id: int) -> Release:
         """Count one stream of user_id, or refuse it; returns its (idempotent) release."""
-        per_user, total = settings.KIONGA_MAX_STREAMS_PER_USER, settings.KIONGA_MAX_STREAMS
         with self._lock:
-            if self._per_user[user_id] >= per_user:
-                raise APIError(429, "too_many_streams",
-                               f"You already follow {per_user} event streams; close one "
-                               "first (KIONGA_MAX_STREAMS_PER_USER).",
-                               {"max_streams_per_user": per_user})
-            if self._per_user.total() >= total:
-                raise APIError(503, "streams_at_capacity",
-                               "This gateway serves as many event streams as it can; try "
-                               "again shortly or read the events as JSON pages.",
-                               {"max_streams": total})
+            self._check(user_id)
             self._per_user[user_id] += 1
         released = threading.Event()
 
@@ -59,14 +49,36 @@ class StreamBudget:
 
         return release
 
+    def check(self, user_id: int) -> None:
+        """Refuse as open() would now, without counting anything (a HEAD of a stream)."""
+        with self._lock:
+            self._check(user_id)
+
+    def _check(self, user_id: int) -> None:
+        per_user, total = settings.KIONGA_MAX_STREAMS_PER_USER, settings.KIONGA_MAX_STREAMS
+        if self._per_user[user_id] >= per_user:
+            raise APIError(429, "too_many_streams",
+                           f"You already follow {per_user} event streams; close one "
+                           "first (KIONGA_MAX_STREAMS_PER_USER).",
+                           {"max_streams_per_user": per_user})
+        if self._per_user.total() >= total:
+            raise APIError(503, "streams_at_capacity",
+                           "This gateway serves as many event streams as it can; try "
+                           "again shortly or read the events as JSON pages.",
+                           {"max_streams": total})
+
 
 BUDGET = StreamBudget()
 
 
 async def counted(stream: AsyncIterator[bytes], release: Release) -> AsyncIterator[bytes]:
-    """`stream`, releasing its place when it ends, fails or the client goes away."""
+    """`stream`, releasing its place when it ends, fails or the client goes away (and
+    closing `stream` then: its own cleanup runs now, not when it is collected)."""
     try:
         async for chunk in stream:
             yield chunk
     finally:
         release()
+        aclose = getattr(stream, "aclose", None)
+        if aclose is not None:
+            await aclose()

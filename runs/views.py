@@ -4,19 +4,26 @@ from __future__ import annotations
 
 import uuid
 import weakref
+from collections.abc import AsyncIterator
+from functools import partial
+from importlib import import_module
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.contrib import auth
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import connection
-from django.http import HttpRequest, HttpResponseBase, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponseBase
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.decorators import api_view
+from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from designs.actions import check_design_access
-from kionga.errors import APIError, api_error_response, invalid_field
+from kionga.access import AnyUser
+from kionga.errors import APIError, describe, error_headers, error_response, invalid_field
 from kionga.models import Role
 from kionga.openapi import ERRORS, ok
 from kionga.request_body import parse
@@ -25,12 +32,15 @@ from runs import idempotency, read, start_stream, stream_open
 from runs import openapi as doc
 from runs.cancel import do_cancel_run
 from runs.hot import token
+from runs.hot.start import check_throttles
 from runs.models import Run
 from runs.pooled import pooled
 from runs.serializers import StartRunSerializer
 from runs.sse import Opening, opening, run_event_stream
 from runs.start import StartRequest, do_start_run
+from runs.stream_access import rechecked
 from runs.stream_limits import BUDGET, counted
+from runs.stream_open import RECHECK
 
 IDEMPOTENCY = OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False)
 AFTER = OpenApiParameter("after", int, required=False, description="Events after this seq.")
@@ -61,7 +71,10 @@ def runs(request: Request, design_id: uuid.UUID) -> Response | HttpResponseBase:
                                       lambda: do_start_run(user, design, start))
 
     if start_stream.wants_stream(request):  # start and follow in one request
-        return start_stream.start_and_stream(user, start_once, request.path)
+        http = request._request
+        return start_stream.start_and_stream(
+            user, start_once, request.path,
+            lambda run_id: partial(pooled(_open_stream), http, design_id, run_id, RECHECK))
     run, replayed = start_once()
     return Response(run.to_dict(), status=200 if replayed else 201)
 
@@ -91,25 +104,43 @@ def events_page(request: Request, design_id: uuid.UUID, run_id: uuid.UUID) -> Re
 
 async def events(request: HttpRequest, design_id: uuid.UUID,
                  run_id: uuid.UUID) -> HttpResponseBase:
-    """JSON pages through DRF; `Accept: text/event-stream` streams without holding a thread."""
-    if "text/event-stream" not in request.headers.get("Accept", ""):
+    """JSON pages through DRF; `Accept: text/event-stream` streams without holding a thread.
+    A HEAD of the stream answers its headers (or its refusal) and takes no place."""
+    # Other methods get DRF's answer (405, or 406 for this Accept), as on any route.
+    streamed = request.method in ("GET", "HEAD")
+    if not streamed or "text/event-stream" not in request.headers.get("Accept", ""):
         return await sync_to_async(events_page)(request, design_id, run_id)
     last = read.parse_after(request.headers.get("Last-Event-ID") or request.GET.get("after"),
                             strict=False)
     try:
         # The stream may last minutes: the connection goes back to the pool at once.
         user_id, found, start = await pooled(_open_stream)(request, design_id, run_id, last)
+        if request.method == "HEAD":
+            BUDGET.check(user_id)  # the refusal an open would get now
+            return start_stream.event_stream(_nothing())
         # After the access check: only people who may read the run take a place.
         release = BUDGET.open(user_id)
-    except APIError as exc:  # a 503 too when the database is away (runs.pooled)
-        return api_error_response(exc)
-    stream = counted(run_event_stream(found, last, start), release)
-    response = StreamingHttpResponse(stream, content_type="text/event-stream")
+    except APIException as exc:  # a 503 too when the database is away (runs.pooled)
+        return _error(exc)
+    check = partial(pooled(_open_stream), request, design_id, run_id, RECHECK)
+    response = start_stream.event_stream(
+        counted(rechecked(run_event_stream(found, last, start), check), release))
     # A response never sent (the client left first) never runs its stream: give the
     # place back when it goes away.
     weakref.finalize(response, release)
-    response["Cache-Control"] = "no-cache"
-    response["X-Accel-Buffering"] = "no"
+    return response
+
+
+async def _nothing() -> AsyncIterator[bytes]:
+    return
+    yield  # an empty async generator: a HEAD's body
+
+
+def _error(exc: APIException) -> HttpResponseBase:
+    code, message, details = describe(exc)
+    response = error_response(exc.status_code, code, message, details)
+    for name, value in error_headers(exc).items():  # Retry-After of a 429
+        response[name] = value
     return response
 
 
@@ -119,15 +150,19 @@ events.initkwargs = events_page.initkwargs  # type: ignore[attr-defined]
 
 
 def _open_stream(request: HttpRequest, design_id: uuid.UUID, run_id: uuid.UUID,
-                 last: int) -> tuple[int, str, Opening]:
-    """(user ID, run ID, opening): the access check and the stored events, in one
-    thread hop and one pooled connection; one query with a token (runs.stream_open)."""
+                 last: int | None) -> tuple[int, str, Opening]:
+    """(user ID, run ID, opening): the access check, the API's throttles and the stored
+    events, in one thread hop and one pooled connection; one query with a token
+    (runs.stream_open). `last` RECHECK: an open stream's re-check (runs.stream_access):
+    the access alone, nothing counted."""
     header = request.headers.get("Authorization", "")
     if header.lower().startswith("bearer ") and connection.vendor == "postgresql":
         return stream_open.open_with_token(header[7:].strip(), design_id, run_id, last)
     user = _authenticate(request)
+    if last is not RECHECK:
+        check_throttles(user)  # as DRF: after authentication, before the view
     found = read.check_run_readable(user, design_id, run_id)
-    return user.pk, str(found.pk), opening(found, last)
+    return user.pk, str(found.pk), (False, []) if last is None else opening(found, last)
 
 
 def _authenticate(request: HttpRequest) -> User:
@@ -137,10 +172,22 @@ def _authenticate(request: HttpRequest) -> User:
         if user is None:
             raise token.invalid_token()
         return user
-    session_user: Any = request.user
+    session_user = _session_user(request)
     if isinstance(session_user, AnonymousUser) or not session_user.is_authenticated:
         raise APIError(401, "not_authenticated", "Authentication credentials were not provided.")
     return session_user
+
+
+def _session_user(request: HttpRequest) -> AnyUser:
+    """The person the request's session signs in, read from the session store now (as
+    AuthenticationMiddleware does, but not its copy of the request's start): a stream's
+    re-check sees a session signed out, a changed password, a deactivated person."""
+    session: Any = getattr(request, "session", None)
+    if session is None or session.session_key is None:
+        return AnonymousUser()
+    fresh = HttpRequest()
+    fresh.session = import_module(settings.SESSION_ENGINE).SessionStore(session.session_key)
+    return auth.get_user(fresh)
 
 
 def _limit(raw: str | None) -> int:

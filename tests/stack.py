@@ -43,6 +43,8 @@ class Stack:
     # Start only these processes (default: all of commands()), with these variables on top.
     only: tuple[str, ...] = ()
     extra_env: dict[str, str] = field(default_factory=dict)
+    # KIONGA_STREAM_RECHECK_SECONDS of the gateway (None: the product's default).
+    stream_recheck_seconds: int | None = None
     log_dir: Path = field(default_factory=lambda: ROOT / "var" / "e2e-logs")
     gateway_port: int = field(default_factory=free_port)
     internal_port: int = field(default_factory=free_port)
@@ -82,6 +84,8 @@ class Stack:
             KIONGA_SERVE_STATIC="1",
         )
         env.update(self.extra_env)
+        if self.stream_recheck_seconds is not None:
+            env["KIONGA_STREAM_RECHECK_SECONDS"] = str(self.stream_recheck_seconds)
         return env
 
     def commands(self) -> dict[str, list[str]]:

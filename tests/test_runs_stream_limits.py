@@ -5,15 +5,9 @@ listener (uvicorn serving kionga.asgi, as the Procfile starts it)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import tempfile
 import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -28,7 +22,7 @@ from runner import protocol
 from runs.event_keys import live_fields
 from runs.models import Run
 from tests.designs_helpers import make_design
-from tests.internal_listener import database_url_of_tests, free_port
+from tests.public_gateway import public_gateway
 
 # Committed data: the gateway is another process with its own connection.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -39,37 +33,9 @@ SSE = {"Accept": "text/event-stream"}
 
 @pytest.fixture(scope="module")
 def gateway(django_db_setup: None) -> Iterator[str]:
-    port = free_port()
-    env = {**os.environ, "DATABASE_URL": database_url_of_tests(),
-           "DJANGO_SETTINGS_MODULE": "kionga.settings",
-           "KIONGA_MAX_STREAMS_PER_USER": str(PER_USER), "KIONGA_MAX_STREAMS": str(IN_ALL)}
-    command = [sys.executable, "-m", "uvicorn", "kionga.asgi:application", "--lifespan", "off",
-               "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
-               "--no-access-log"]
-    with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen(command, cwd=Path(settings.BASE_DIR), env=env, stdout=log,
-                                   stderr=subprocess.STDOUT)
-        try:
-            wait_for(lambda: _up(f"http://127.0.0.1:{port}/healthz", process, log))
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:  # streams still open: no graceful end
-                process.kill()
-                process.wait()
-
-
-def _up(url: str, process: subprocess.Popen[bytes], log: Any) -> bool:
-    if process.poll() is not None:
-        log.seek(0)
-        pytest.fail(f"the gateway exited:\n{log.read().decode()}")
-    try:
-        with urllib.request.urlopen(url, timeout=1) as answer:
-            return bool(answer.status == 200)
-    except OSError:
-        return False
+    with public_gateway(KIONGA_MAX_STREAMS_PER_USER=str(PER_USER),
+                        KIONGA_MAX_STREAMS=str(IN_ALL)) as base:
+        yield base
 
 
 def wait_for(check: Callable[[], Any], seconds: float = 30.0) -> Any:

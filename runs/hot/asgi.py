@@ -31,6 +31,7 @@ from runs.hot.start import start_with_token
 from runs.pooled import pooled
 from runs.sse import run_event_stream
 from runs.start_stream import with_head
+from runs.stream_access import rechecked, token_check
 from runs.stream_limits import BUDGET, counted
 
 _UUID: Final = UUIDConverter.regex
@@ -78,7 +79,9 @@ async def start_run(scope: Scope, receive: Receive, send: Send, django: App) -> 
         return
     assert release is not None
     head = {**run.to_dict(), "url": url, "events_url": f"{url}/events"}
-    stream = counted(with_head(head, run_event_stream(str(run.pk), -1, (False, []))), release)
+    events = with_head(head, run_event_stream(str(run.pk), -1, (False, [])))
+    # Followed as the run's event stream, so re-checked as one (runs.stream_access).
+    stream = counted(rechecked(events, token_check(token, design_id, run.pk)), release)
     try:
         await hot_http.answer_stream(send, receive, 201, stream, [
             (b"location", url.encode()), (b"x-run-id", str(run.pk).encode())])
@@ -106,9 +109,10 @@ async def follow_run(scope: Scope, receive: Receive, send: Send, django: App) ->
     except drf.APIException as exc:
         await hot_http.answer_error(send, exc)
         return
+    events = rechecked(run_event_stream(run, last, opening),
+                       token_check(token, design_id, run_id))
     try:
-        await hot_http.answer_stream(send, receive, 200,
-                                     counted(run_event_stream(run, last, opening), release))
+        await hot_http.answer_stream(send, receive, 200, counted(events, release))
     finally:
         release()  # also when the stream never started (the client left first)
 

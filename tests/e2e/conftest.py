@@ -20,7 +20,8 @@ def stack(django_db_setup: Any, django_db_blocker: Any) -> Iterator[Stack]:
     db = connection.settings_dict
     auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
     url = f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-    running = Stack(database_url=url).start()
+    # Streams re-check their access every second: tests see a revocation end one soon.
+    running = Stack(database_url=url, stream_recheck_seconds=1).start()
     yield running
     running.stop()
 
