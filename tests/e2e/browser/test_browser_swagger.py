@@ -9,6 +9,7 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Locator, expect
 
+from kionga.api_tags import TAGS
 from tests.conftest import Api
 from tests.e2e.browser.conftest import BrowserPage
 from tests.stack import Stack
@@ -32,7 +33,8 @@ def test_a_bearer_token_from_authorize_tries_a_get(stack: Stack, api: Api, bob: 
                                                    tab: BrowserPage) -> None:
     tab.goto(SWAGGER)
     expect(tab.page.locator("#operations-tag-designs")).to_be_visible()
-    expect(tab.page.locator("#operations-tag-projects")).to_contain_text("You and your projects")
+    projects = next(tag["description"] for tag in TAGS if tag["name"] == "projects")
+    expect(tab.page.locator("#operations-tag-projects")).to_contain_text(projects)
     tab.page.get_by_role("button", name="Authorize").first.click()
     bearer = tab.page.locator(".dialog-ux form").filter(has_text="bearerAuth")
     bearer.get_by_label("auth-bearer-value").fill(api.token_for(bob))
