@@ -36,30 +36,42 @@ def database_url_of_tests() -> str:
 @contextmanager
 def internal_listener() -> Iterator[str]:
     """Start `uvicorn kionga.internal_asgi:application`; yields the runner's callback URL."""
-    port = free_port()
     # DJANGO_SETTINGS_MODULE says public on purpose: internal_asgi must override it.
-    env = {**os.environ, "DATABASE_URL": database_url_of_tests(),
-           "DJANGO_SETTINGS_MODULE": "kionga.settings"}
-    command = [sys.executable, "-m", "uvicorn", "kionga.internal_asgi:application",
-               "--lifespan", "off", "--host", "127.0.0.1", "--port", str(port),
-               "--log-level", "warning", "--no-access-log"]
+    with uvicorn_process("kionga.internal_asgi:application", "the internal listener") as base:
+        yield f"{base}/api/v1"
+
+
+@contextmanager
+def uvicorn_process(app: str, name: str, **env: str) -> Iterator[str]:
+    """Start `uvicorn APP` as the Procfile does, on the test database, with these
+    environment variables more; yields its base URL once its /healthz answers."""
+    port = free_port()
+    environment = {**os.environ, "DATABASE_URL": database_url_of_tests(),
+                   "DJANGO_SETTINGS_MODULE": "kionga.settings", **env}
+    command = [sys.executable, "-m", "uvicorn", app, "--lifespan", "off",
+               "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
+               "--no-access-log"]
     with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen(command, cwd=Path(settings.BASE_DIR), env=env,
+        process = subprocess.Popen(command, cwd=Path(settings.BASE_DIR), env=environment,
                                    stdout=log, stderr=subprocess.STDOUT)
         try:
-            _wait_until_up(f"http://127.0.0.1:{port}/healthz", process, log)
-            yield f"http://127.0.0.1:{port}/api/v1"
+            _wait_until_up(f"http://127.0.0.1:{port}/healthz", process, log, name)
+            yield f"http://127.0.0.1:{port}"
         finally:
             process.terminate()
-            process.wait(timeout=10)
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:  # streams still open: no graceful end
+                process.kill()
+                process.wait()
 
 
-def _wait_until_up(url: str, process: subprocess.Popen[bytes], log: Any) -> None:
+def _wait_until_up(url: str, process: subprocess.Popen[bytes], log: Any, name: str) -> None:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if process.poll() is not None:
             log.seek(0)
-            pytest.fail(f"the internal listener exited:\n{log.read().decode()}")
+            pytest.fail(f"{name} exited:\n{log.read().decode()}")
         try:
             # urllib, not httpx: httpx logs each request, and this runs in setup.
             with urllib.request.urlopen(url, timeout=1) as answer:
@@ -67,5 +79,5 @@ def _wait_until_up(url: str, process: subprocess.Popen[bytes], log: Any) -> None
                     return
         except OSError:
             pass
-        time.sleep(0.1)
-    pytest.fail("the internal listener did not start within 30 s")
+        time.sleep(0.05)
+    pytest.fail(f"{name} did not start within 30 s")
