@@ -13,6 +13,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -20,13 +21,13 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 from django.conf import settings
-from django.db import connection
 
 from contracts.registry import CEILINGS
 from kionga.http_limits import MAX_HEADER_BYTES, MAX_HEADER_FIELDS
 from kionga.http_protocol import MAX_HEAD_BYTES
 from kionga.tokens import issue_token
 from tests.designs_helpers import assistant_graph
+from tests.internal_listener import database_url_of_tests
 from tests.stack import free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the listener has its own connection
@@ -43,23 +44,25 @@ def procfile_line(process: str) -> str:
     raise AssertionError(f"no {process} line in the Procfile")
 
 
-def database_url() -> str:
-    db = connection.settings_dict
-    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
 @pytest.fixture(scope="module")
 def gateway(django_db_setup: Any, django_db_blocker: Any) -> Iterator[str]:
     """The Procfile's gateway command, as is, on a free port."""
-    with django_db_blocker.unblock():
-        url = database_url()
+    with procfile_gateway() as base:
+        yield base
+
+
+@contextmanager
+def procfile_gateway(**env: str) -> Iterator[str]:
+    """The Procfile's gateway command, as is, on a free port, on the test database, with
+    these environment variables more; yields its base URL once /healthz answers."""
     port = free_port()
-    env = {**os.environ, "DATABASE_URL": url, "PORT_GATEWAY": str(port),
-           "KIONGA_BIND_HOST": "127.0.0.1", "DJANGO_SETTINGS_MODULE": "kionga.settings"}
+    environment = {**os.environ, "DATABASE_URL": database_url_of_tests(),
+                   "PORT_GATEWAY": str(port), "KIONGA_BIND_HOST": "127.0.0.1",
+                   "DJANGO_SETTINGS_MODULE": "kionga.settings", **env}
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(["bash", "-c", "exec " + procfile_line("gateway")],
-                                   cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+                                   cwd=ROOT, env=environment, stdout=log,
+                                   stderr=subprocess.STDOUT)
         base = f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + 30

@@ -6,11 +6,7 @@ is not an address or network; the API's anonymous throttle ignores the header to
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -25,8 +21,7 @@ from kionga.proxies import trusted_proxies
 from kionga.redis_client import sync_redis
 from kionga.sign_in import forget_failures
 from runner.env import EnvError
-from tests.stack import free_port
-from tests.test_platform_request_limits import ROOT, database_url, procfile_line
+from tests.test_platform_request_limits import procfile_gateway
 
 CLIENT, FRAMED = "203.0.113.9", "198.51.100.7"
 
@@ -34,32 +29,8 @@ CLIENT, FRAMED = "203.0.113.9", "198.51.100.7"
 @contextmanager
 def gateway(trusted: str) -> Iterator[str]:
     """The Procfile's gateway command, as is, on a free port, trusting `trusted`."""
-    port = free_port()
-    env = {**os.environ, "DATABASE_URL": database_url(), "PORT_GATEWAY": str(port),
-           "KIONGA_BIND_HOST": "127.0.0.1", "DJANGO_SETTINGS_MODULE": "kionga.settings",
-           "KIONGA_TRUSTED_PROXIES": trusted}
-    with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen(["bash", "-c", "exec " + procfile_line("gateway")],
-                                   cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-        base = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 30
-            while not _up(base):
-                if process.poll() is not None or time.monotonic() > deadline:
-                    log.seek(0)
-                    raise RuntimeError(log.read().decode(errors="replace")[-2000:])
-                time.sleep(0.1)
-            yield base
-        finally:
-            process.terminate()
-            process.wait(timeout=10)
-
-
-def _up(base: str) -> bool:
-    try:
-        return httpx.get(base + "/healthz", timeout=1).status_code == 200
-    except httpx.HTTPError:
-        return False
+    with procfile_gateway(KIONGA_TRUSTED_PROXIES=trusted) as base:
+        yield base
 
 
 def failed_sign_in_address(base: str, forwarded_for: str) -> str:
