@@ -15,10 +15,10 @@ from rest_framework.request import Request
 from contracts.issues import Issue, error
 from contracts.registry import CEILINGS
 from contracts.validate import Report, check_document_shape, validate_graph
+from designs.gate_setting import Gate, gate_after, is_staff, record_gate_change
 from designs.models import Design, DesignRevision
 from designs.resource_check import ProjectResources
 from designs.validation import revision_report
-from kionga import audit
 from kionga.access import (
     AnyUser,
     check_project_access,
@@ -104,14 +104,16 @@ def do_create_design(
     user: User, project: Project, name: str, description: str, graph: dict[str, Any],
     require_evaluation: bool = False,
 ) -> Design:
+    gate = gate_after(Gate(False, False), require_evaluation, is_staff(user))
     with transaction.atomic():
         design = Design.objects.create(
             project=project, name=name, description=description, created_by=user, revision=1,
-            require_evaluation=require_evaluation,
+            require_evaluation=gate.on, require_evaluation_by_staff=gate.by_staff,
         )
         DesignRevision.objects.create(
             design=design, number=1, graph=graph_to_store(graph), author=user
         )
+        record_gate_change(user, design, Gate(False, False), gate)
     return design
 
 
@@ -191,14 +193,18 @@ def do_save_revision(
 
 
 def _set_require_evaluation(user: User, locked: Design, value: bool | None) -> None:
-    """Change the publish gate's setting of a design whose row the caller has locked;
-    a change is audited (who turned the gate on or off)."""
-    if value is None or value == locked.require_evaluation:
+    """Change the publish gate's setting of a design whose row the caller has locked
+    (designs.gate_setting: 403 staff_gate when a project editor would switch off a gate
+    staff set); a change is audited (who turned the gate on or off)."""
+    if value is None:
         return
-    Design.objects.filter(pk=locked.pk).update(require_evaluation=value)
-    audit.record("design.require_evaluation_changed", project=locked.project, actor=user,
-                 target_type="design", target_id=locked.pk,
-                 details={"require_evaluation": value, "revision": locked.revision})
+    before = Gate.of(locked)
+    after = gate_after(before, value, is_staff(user))
+    if after == before:
+        return
+    Design.objects.filter(pk=locked.pk).update(require_evaluation=after.on,
+                                               require_evaluation_by_staff=after.by_staff)
+    record_gate_change(user, locked, before, after)
 
 
 def graph_to_store(doc: dict[str, Any]) -> dict[str, Any]:
@@ -219,6 +225,7 @@ def design_dict(design: Design, *, with_graph: bool = True) -> dict[str, Any]:
         "description": design.description,
         "revision": design.revision,
         "require_evaluation": design.require_evaluation,
+        "require_evaluation_by_staff": design.require_evaluation_by_staff,
         "created_at": design.created_at.isoformat(),
         "updated_at": design.updated_at.isoformat(),
     }

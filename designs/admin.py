@@ -10,6 +10,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
+from designs.gate_setting import Gate, gate_after, record_gate_change
 from designs.models import Design, DesignRevision, Version
 from designs.validation import revision_report
 from kionga.admin import ReadOnlyAdmin
@@ -50,15 +51,29 @@ class VersionInline(admin.TabularInline):
 
 @admin.register(Design)
 class DesignAdmin(admin.ModelAdmin):
-    list_display = ["name", "project", "revision", "updated_at"]
+    list_display = ["name", "project", "revision", "require_evaluation",
+                    "require_evaluation_by_staff", "updated_at"]
     list_filter = ["project"]
     search_fields = ["name", "id"]
-    readonly_fields = ["id", "revision", "created_by", "created_at", "updated_at",
-                       "validation_issues", "current_graph", "runs_link", "designer_link"]
-    fields = ["id", "project", "name", "description", "require_evaluation", "revision",
-              "created_by", "created_at", "updated_at", "designer_link", "runs_link",
-              "validation_issues", "current_graph"]
+    readonly_fields = ["id", "revision", "require_evaluation_by_staff", "created_by",
+                       "created_at", "updated_at", "validation_issues", "current_graph",
+                       "runs_link", "designer_link"]
+    fields = ["id", "project", "name", "description", "require_evaluation",
+              "require_evaluation_by_staff", "revision", "created_by", "created_at",
+              "updated_at", "designer_link", "runs_link", "validation_issues", "current_graph"]
     inlines = [RevisionInline, VersionInline]
+
+    def save_model(self, request: HttpRequest, obj: Design, form: Any, change: bool) -> None:
+        # Whoever saves here is staff: a gate switched on here is a staff gate, one
+        # switched off here is off (designs.gate_setting), audited as through the API.
+        stored = Design.objects.filter(pk=obj.pk).first() if change else None
+        before = Gate.of(stored) if stored is not None else Gate(False, False)
+        after = before
+        if "require_evaluation" in form.changed_data or not change:
+            after = gate_after(before, obj.require_evaluation, staff=True)
+        obj.require_evaluation_by_staff = after.by_staff
+        super().save_model(request, obj, form, change)
+        record_gate_change(request.user, obj, before, after)
 
     @admin.display(description="Canvas")
     def designer_link(self, design: Design) -> str:

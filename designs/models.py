@@ -20,6 +20,10 @@ class Design(models.Model):
     # The latest revision number; a PUT claims the next one with a conditional UPDATE.
     revision = models.PositiveIntegerField(default=1)
     require_evaluation = models.BooleanField(default=False)
+    # Staff switched the gate on (the admin site, or a staff user through the API): the
+    # project's editors cannot switch it off, and only an evaluation judged by the
+    # operator's model opens it (docs/decisions/staff-gates-need-the-operators-judge.md).
+    require_evaluation_by_staff = models.BooleanField("gate set by staff", default=False)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -29,6 +33,13 @@ class Design(models.Model):
     class Meta:
         ordering = ["-updated_at", "id"]
         indexes = [models.Index(fields=["project", "-updated_at"], name="design_project_updated")]
+        constraints = [
+            # A staff gate is a gate.
+            models.CheckConstraint(
+                condition=models.Q(require_evaluation=True)
+                | models.Q(require_evaluation_by_staff=False),
+                name="design_staff_gate_is_on"),
+        ]
 
     def __str__(self) -> str:
         return self.name

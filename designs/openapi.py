@@ -79,6 +79,10 @@ DESIGN_SUMMARY_PROPERTIES: dict[str, Any] = {
     "description": {"type": "string"},
     "revision": {"type": "integer"},
     "require_evaluation": {"type": "boolean"},
+    "require_evaluation_by_staff": {
+        "type": "boolean",
+        "description": "Staff switched the gate on: only staff can switch it off, and only an "
+                       "evaluation judged by the operator's model opens it."},
     "created_at": {"type": "string", "format": "date-time"},
     "updated_at": {"type": "string", "format": "date-time"},
 }

@@ -5,8 +5,11 @@ when the publish names an `evaluation_id` (decisions.md, publish): it must be
 complete, passed, and of the published revision's behaviour hash. Those three
 conditions are the reference's; an evaluation that ran only a chosen subset of the
 design's cases did not test that behaviour, so it cannot open the gate either, whether
-or not it was started with `gate` (docs/decisions/quality-gate-needs-every-case.md). The
-refusal names each condition that failed.
+or not it was started with `gate` (docs/decisions/quality-gate-needs-every-case.md). A
+gate staff switched on (`require_evaluation_by_staff`) also refuses an evaluation whose
+cases were judged by a model the project chose, not the operator
+(docs/decisions/staff-gates-need-the-operators-judge.md). The refusal names each
+condition that failed.
 
 Evaluations live in an app above designs, so designs cannot import it: the
 evaluations app registers how to find an evaluation (`register_finder`, from its
@@ -29,6 +32,9 @@ class GateEvaluation:
     # How many test cases the design had when the evaluation started (None: not recorded).
     design_cases: int | None
     summary: dict[str, Any]  # artifact.v1 `evaluation_summary`
+    # The model the project chose that judged some of its cases (a `resource:` judge);
+    # None when the operator's model judged them, or no case was judged.
+    project_judge: str | None = None
 
     @property
     def ran_every_case(self) -> bool:
@@ -70,14 +76,15 @@ def check_quality_gate(design: Design, content_sha256: str,
     found = find_evaluation(design, evaluation_id)
     if found is None:
         raise _refused("The evaluation does not exist for this design.", content_sha256)
-    problems = gate_problems(found, content_sha256)
+    problems = gate_problems(found, content_sha256, design.require_evaluation_by_staff)
     if problems:
         raise _refused("The evaluation cannot open the quality gate: " + "; ".join(problems)
                        + ".", content_sha256)
     return found.summary
 
 
-def gate_problems(found: GateEvaluation, content_sha256: str) -> list[str]:
+def gate_problems(found: GateEvaluation, content_sha256: str,
+                  staff_gate: bool) -> list[str]:
     problems = []
     if found.status != "completed":
         problems.append(f"it is not complete (it is {found.status})")
@@ -89,6 +96,11 @@ def gate_problems(found: GateEvaluation, content_sha256: str) -> list[str]:
                         "the revision you publish)")
     if not found.ran_every_case:
         problems.append(_subset_problem(found))
+    if staff_gate and found.project_judge is not None:
+        problems.append(f"its cases were judged by {found.project_judge}, a model the project "
+                        "chose, and staff set this design's gate: only an evaluation judged "
+                        "by the operator's model (KIONGA_JUDGE_MODEL naming a platform model) "
+                        "opens it")
     return problems
 
 

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from designs.models import Design
 from designs.quality_gate import GateEvaluation
-from evaluations.models import Evaluation, EvaluationCase
+from evaluations.models import JUDGE_BY_PROJECT, Evaluation, EvaluationCase
 from evaluations.summary import artifact_summary
 from kionga import audit
 from kionga.access import AnyUser, check_row_access
@@ -74,5 +74,8 @@ def gate_evaluation(design: Design, evaluation_id: Any) -> GateEvaluation | None
     found = Evaluation.objects.filter(pk=pk, design=design).first()
     if found is None:
         return None
+    cases = list(found.cases.all())
+    judged_by_project = found.judge_chosen_by == JUDGE_BY_PROJECT and any(c.judged for c in cases)
     return GateEvaluation(status=found.status, design_cases=found.design_cases,
-                          summary=artifact_summary(found, list(found.cases.all())))
+                          summary=artifact_summary(found, cases),
+                          project_judge=found.judge_model if judged_by_project else None)

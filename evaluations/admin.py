@@ -30,8 +30,9 @@ class CaseInline(admin.TabularInline):  # type: ignore[type-arg]
 @admin.register(Evaluation)
 class EvaluationAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "design", "project", "status", "passed", "gate",
-                    "revision", "version_id", "judge_backend", "judge_model", "created_by"]
-    list_filter = ["status", "passed", "gate", "project"]
+                    "revision", "version_id", "judge_backend", "judge_model",
+                    "judge_chosen_by", "created_by"]
+    list_filter = ["status", "passed", "gate", "judge_chosen_by", "project"]
     search_fields = ["id", "design__name", "content_sha256", "version_id"]
     date_hierarchy = "created_at"
     inlines = [CaseInline]

@@ -24,13 +24,17 @@ import math
 import secrets
 from dataclasses import dataclass
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 from django.conf import settings
 
 from contracts.hashing import content_sha256
 from contracts.normalize import normalize
 from contracts.resources import PLATFORM_MODEL
+from evaluations.models import JUDGE_BY_OPERATOR, JUDGE_BY_PROJECT
 from kionga import parsers
+from kionga.models import Project
+from kionga.resource_models import ModelEndpoint
 
 RUBRIC_VERSION: Final = "kionga-rubric-1"
 MAX_REASON_CHARS: Final = 2_000
@@ -80,6 +84,13 @@ class JudgeConfig:
         return None
 
     @property
+    def chosen_by(self) -> str:
+        """Who chose the model that judges (evaluations.models.JUDGE_CHOSEN_BY): the
+        operator for a platform backend model; the project for one of its model
+        resources, whose URL and key its admins set."""
+        return JUDGE_BY_OPERATOR if self.resource_id is None else JUDGE_BY_PROJECT
+
+    @property
     def platform_llm(self) -> dict[str, str] | None:
         """What the runner asks for the judge's `llm` node: its backend and a model name
         (empty: the runner's own MLAIOPS_LLM_MODEL). None for a resource judge."""
@@ -100,6 +111,27 @@ def judge_config() -> JudgeConfig:
     backend = (settings.KIONGA_JUDGE_BACKEND.strip() or settings.MLAIOPS_LLM_BACKEND.strip()
                or "mock")
     return JudgeConfig(backend, named, timeout)
+
+
+def judge_destination(project: Project, config: JudgeConfig) -> str:
+    """Where a project-chosen judge's model resource sends its requests now: the host
+    (and port) of its URL; empty for the operator's judge or a missing resource."""
+    if not config.resource_id:
+        return ""
+    endpoint = ModelEndpoint.objects.filter(project=project, key=config.resource_id).first()
+    return url_host(endpoint.base_url) if endpoint is not None else ""
+
+
+def url_host(url: str) -> str:
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    try:
+        port = parts.port
+    except ValueError:  # not a port: the URL's authority as written
+        return parts.netloc.rpartition("@")[2].lower()
+    return f"{host}:{port}" if port is not None else host
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,12 @@ CASE_WAITING: Final = ("queued", "to_judge")  # waits for a runner slot
 CASE_IN_FLIGHT: Final = ("running", "judging")  # holds a runner slot
 CASE_FINAL: Final = ("passed", "failed", "cancelled")
 REVIEW_STATUSES: Final = ("accepted", "rejected", "needs_changes")
+# Who chose the model that judges: the operator (a platform backend model, named in the
+# gateway's environment) or the project (`resource:<ID>`, a model resource whose URL and
+# key the project's admins set). docs/decisions/staff-gates-need-the-operators-judge.md.
+JUDGE_BY_OPERATOR: Final = "operator"
+JUDGE_BY_PROJECT: Final = "project"
+JUDGE_CHOSEN_BY: Final = (JUDGE_BY_OPERATOR, JUDGE_BY_PROJECT)
 
 
 def _choices(words: tuple[str, ...]) -> list[tuple[str, str]]:
@@ -84,6 +90,12 @@ class Evaluation(models.Model):
     judge_backend = models.CharField(max_length=32)
     judge_model = models.CharField(max_length=200)
     rubric_version = models.CharField(max_length=32)
+    judge_chosen_by = models.CharField(max_length=16, choices=_choices(JUDGE_CHOSEN_BY),
+                                       default=JUDGE_BY_OPERATOR)
+    # A project-chosen judge: the host (and port) its model resource pointed at when the
+    # evaluation started ("" for the operator's judge, or no such resource); a case judged
+    # while it pointed elsewhere fails. None: started before this was recorded.
+    judge_destination = models.CharField(max_length=300, blank=True, null=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True,
                                    on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)

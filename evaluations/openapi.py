@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from evaluations.models import CASE_STATUSES, EVALUATION_STATUSES, REVIEW_STATUSES
+from evaluations.models import (
+    CASE_STATUSES,
+    EVALUATION_STATUSES,
+    JUDGE_CHOSEN_BY,
+    REVIEW_STATUSES,
+)
 from kionga.openapi import INTEGER, STRING, obj
 from runner.request import APPROVAL_DECISIONS
 
@@ -62,6 +67,17 @@ IN_FLIGHT: dict[str, Any] = obj({
     "case_id": STRING, "name": STRING, "stage": {"enum": ["run", "judge"]},
     "run_id": _NULLABLE_STRING, "run_status": _NULLABLE_STRING, "nodes": _STRINGS,
 })
+# The judge an evaluation recorded at its start (evaluations.summary.judge_dict).
+JUDGE_USED: dict[str, Any] = obj({
+    "backend": STRING, "model": STRING, "rubric_version": STRING,
+    "chosen_by": {"enum": list(JUDGE_CHOSEN_BY),
+                  "description": "Who chose the judge's model: the operator (a platform "
+                                 "backend model) or the project (resource:<ID>, one of its "
+                                 "model resources). A gate staff set refuses the project's."},
+    "destination": {**_NULLABLE_STRING,
+                    "description": "A project-chosen judge: the host its model resource "
+                                   "pointed at when the evaluation started."},
+})
 _EVALUATION_FIELDS: dict[str, Any] = {
     "id": STRING, "design_id": STRING, "project_id": INTEGER, "revision": INTEGER,
     "version_id": _NULLABLE_STRING, "content_sha256": STRING, "gate": {"type": "boolean"},
@@ -71,7 +87,7 @@ _EVALUATION_FIELDS: dict[str, Any] = {
     "passed": {"type": ["boolean", "null"]}, "error": {"type": ["object", "null"]},
     "progress": obj({"done": INTEGER, "total": INTEGER, "queued": INTEGER,
                      "in_flight": {"type": "array", "items": IN_FLIGHT}}), "counts": COUNTS,
-    "judge": obj({"backend": STRING, "model": STRING, "rubric_version": STRING}),
+    "judge": JUDGE_USED,
     "judge_scores": _SCORES, "tool_accuracy": _NUMBER_OR_NULL,
     "slices": {"type": "object", "additionalProperties": SLICE},
     "reviews": {"type": "object", "additionalProperties": INTEGER},

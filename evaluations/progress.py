@@ -28,12 +28,13 @@ from django.utils import timezone
 
 from evaluations import queue, scoring
 from evaluations.fixtures import scripted_approvals
-from evaluations.judge import JudgeConfig, judge_task
+from evaluations.judge import JudgeConfig, judge_destination, judge_task
 from evaluations.models import (
     CASE_FINAL,
     CASE_IN_FLIGHT,
     CASE_WAITING,
     EVALUATION_ACTIVE,
+    JUDGE_BY_PROJECT,
     Evaluation,
     EvaluationCase,
 )
@@ -154,6 +155,23 @@ def judge_of(evaluation: Evaluation) -> JudgeConfig:
                        int(settings.KIONGA_JUDGE_TIMEOUT_SECONDS))
 
 
+def judge_repointed(evaluation: Evaluation) -> str | None:
+    """Why a project-chosen judge's answer does not count: its model resource points at
+    another host than when the evaluation started (its admins changed the URL meanwhile),
+    so the judge recorded is not the one that answered. None when it still points there,
+    for the operator's judge, and when the start recorded no destination."""
+    recorded = evaluation.judge_destination
+    if evaluation.judge_chosen_by != JUDGE_BY_PROJECT or recorded is None:
+        return None
+    judge = judge_of(evaluation)
+    now = judge_destination(evaluation.project, judge)
+    if now == recorded:
+        return None
+    return (f"The judge's answer does not count: its model {judge.model} pointed at "
+            f"{recorded or 'no model resource'} when the evaluation started and points at "
+            f"{now or 'no model resource'} now.")
+
+
 def settle(case_ids: list[int]) -> None:
     evaluations = {found for pk in case_ids if (found := settle_case(pk)) is not None}
     for evaluation_id in sorted(evaluations):
@@ -170,7 +188,7 @@ def settle_case(case_id: int) -> str | None:
         if case.status == "running" and _ended(case.run):
             scoring.after_run(case, judge_of(case.evaluation))
         elif case.status == "judging" and _ended(case.judge_run):
-            scoring.after_judge(case)
+            scoring.after_judge(case, judge_repointed(case.evaluation))
         else:
             return str(case.evaluation_id)
         case.save(update_fields=["status", "output", "completed_calls", "tool_accuracy",

@@ -52,11 +52,15 @@ def after_run(case: EvaluationCase, judge: JudgeConfig) -> None:
         case.status = "to_judge"
 
 
-def after_judge(case: EvaluationCase) -> None:
-    """The judge's run ended: its strict JSON scores decide; anything else fails."""
+def after_judge(case: EvaluationCase, repointed: str | None) -> None:
+    """The judge's run ended: its strict JSON scores decide; anything else fails, and so
+    does an answer from a judge that no longer is the one recorded (`repointed`: why)."""
     run = case.judge_run
     assert run is not None
     judge: dict[str, Any] = case.case["expected"]["judge"]
+    if repointed is not None:
+        end(case, False, repointed)
+        return
     if run.status != "completed":
         end(case, False, f"The judge could not score: its run {run.status}{_error_text(run)}.")
         return

@@ -20,8 +20,9 @@ from django.db import transaction
 
 from designs.models import Design, Version
 from evaluations import queue
-from evaluations.judge import RUBRIC_VERSION, judge_config
+from evaluations.judge import RUBRIC_VERSION, judge_config, judge_destination
 from evaluations.models import Evaluation, EvaluationCase, Fixtures
+from evaluations.summary import judge_dict
 from kionga import audit
 from kionga.errors import APIError, invalid_field
 from runs import dispatch
@@ -113,8 +114,9 @@ def do_start_evaluation(user: User, design: Design, request: StartEvaluation) ->
             graph=target.graph, gate=request.gate,
             allow_side_effects=request.allow_side_effects or target.side_effects_approved,
             fixtures_revision=chosen.fixtures_revision, design_cases=chosen.design_cases,
-            judge_backend=judge.backend,
-            judge_model=judge.model, rubric_version=RUBRIC_VERSION, created_by=user)
+            judge_backend=judge.backend, judge_model=judge.model,
+            rubric_version=RUBRIC_VERSION, judge_chosen_by=judge.chosen_by,
+            judge_destination=judge_destination(design.project, judge), created_by=user)
         EvaluationCase.objects.bulk_create([
             EvaluationCase(evaluation=evaluation, position=index, case_id=case["id"],
                            name=case["name"], case=case)
@@ -124,7 +126,8 @@ def do_start_evaluation(user: User, design: Design, request: StartEvaluation) ->
                      details={"design_id": str(design.pk), "revision": target.revision,
                               "version_id": target.version_id or None,
                               "content_sha256": target.content_sha256, "cases": len(chosen.cases),
-                              "design_cases": chosen.design_cases, "gate": request.gate})
+                              "design_cases": chosen.design_cases, "gate": request.gate,
+                              "judge": judge_dict(evaluation)})
         evaluation_id = str(evaluation.pk)
         transaction.on_commit(lambda: queue.send_advance(evaluation_id))
     return evaluation

@@ -91,6 +91,16 @@ def slices(cases: list[EvaluationCase]) -> dict[str, dict[str, Any]]:
             for tag, group in sorted(tagged.items())}
 
 
+def judge_dict(evaluation: Evaluation) -> dict[str, Any]:
+    """The judge the evaluation recorded at its start, with who chose its model (the
+    operator, or the project: a staff gate refuses the project's) and, for a project's
+    model resource, the host it pointed at then."""
+    return {"backend": evaluation.judge_backend, "model": evaluation.judge_model,
+            "rubric_version": evaluation.rubric_version,
+            "chosen_by": evaluation.judge_chosen_by,
+            "destination": evaluation.judge_destination or None}
+
+
 def evaluation_dict(evaluation: Evaluation, cases: list[EvaluationCase],
                     with_cases: bool = True) -> dict[str, Any]:
     counts = case_counts(c.status for c in cases)
@@ -113,8 +123,7 @@ def evaluation_dict(evaluation: Evaluation, cases: list[EvaluationCase],
                      "queued": sum(c.status in CASE_WAITING for c in cases),
                      "in_flight": in_flight(cases)},
         "counts": {k: counts[k] for k in ("total", "passed", "failed", "cancelled")},
-        "judge": {"backend": evaluation.judge_backend, "model": evaluation.judge_model,
-                  "rubric_version": evaluation.rubric_version},
+        "judge": judge_dict(evaluation),
         "judge_scores": judge_scores(cases),
         "tool_accuracy": tool_accuracy(cases),
         "slices": slices(cases),
@@ -165,6 +174,7 @@ def artifact_summary(evaluation: Evaluation, cases: list[EvaluationCase]) -> dic
         "passed_cases": sum(1 for c in cases if c.status == "passed"),
         "judge_scores": judge_scores(cases),
         "tool_accuracy": tool_accuracy(cases),
+        "judge": judge_dict(evaluation),
     }
     if evaluation.finished_at is not None:
         summary["completed_at"] = evaluation.finished_at.isoformat()

@@ -31,7 +31,7 @@ ErrorCode = Literal[
     "already_member", "last_admin", "invitation_not_pending", "resource_exists",
     "resource_in_use",
     # designs
-    "invalid_document", "stale_revision", "validation_failed", "quality_gate",
+    "invalid_document", "stale_revision", "validation_failed", "quality_gate", "staff_gate",
     # runs
     "runner_not_configured", "runner_at_capacity", "project_run_quota",
     "idempotency_mismatch", "idempotency_in_progress", "run_not_active", "too_many_streams",

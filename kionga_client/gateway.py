@@ -23,7 +23,7 @@ DESIGNER_PAGE = "/designer/designs/{design_id}/"
 # The gateway's code (or HTTP status) → ours. 404 is per request (what was not found).
 _BY_CODE: dict[str, str] = {
     "invalid_token": "AUTH_REFUSED", "not_authenticated": "AUTH_REFUSED",
-    "forbidden": "FORBIDDEN", "stale_revision": "STALE_REVISION",
+    "forbidden": "FORBIDDEN", "staff_gate": "FORBIDDEN", "stale_revision": "STALE_REVISION",
     "quality_gate": "QUALITY_GATE", "runner_at_capacity": "AT_CAPACITY",
     "project_run_quota": "AT_CAPACITY", "throttled": "THROTTLED",
     "runner_not_configured": "RUNNER_NOT_CONFIGURED",

@@ -55,8 +55,9 @@ def test_an_editor_turns_it_on_and_off_without_a_new_revision(api: Api, alice: A
     assert same.status_code == 200
     changes = list(AuditEvent.objects.filter(action="design.require_evaluation_changed")
                    .order_by("id").values_list("actor__username", "details"))
-    assert changes == [("carol", {"require_evaluation": True, "revision": 1}),
-                       ("carol", {"require_evaluation": False, "revision": 1})]
+    assert changes == [("carol", {"require_evaluation": True, "by_staff": False, "revision": 1}),
+                       ("carol", {"require_evaluation": False, "by_staff": False,
+                                  "revision": 1})]
 
 
 def test_it_changes_with_a_graph_in_the_revision_that_graph_makes(api: Api, alice: Any,
@@ -67,7 +68,7 @@ def test_it_changes_with_a_graph_in_the_revision_that_graph_makes(api: Api, alic
     assert saved.status_code == 200, saved.content
     assert (saved.json()["require_evaluation"], saved.json()["revision"]) == (True, 2)
     audit = AuditEvent.objects.get(action="design.require_evaluation_changed")
-    assert audit.details == {"require_evaluation": True, "revision": 2}
+    assert audit.details == {"require_evaluation": True, "by_staff": False, "revision": 2}
 
 
 def test_a_change_without_a_graph_still_needs_the_current_revision(api: Api, alice: Any,

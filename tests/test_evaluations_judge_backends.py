@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import redis
@@ -127,7 +128,8 @@ def test_the_reference_configuration_asks_the_platform_server_for_the_judge_mode
     assert asked["authorization"] == f"Bearer {PLATFORM_KEY}"
     assert "Rubric version: kionga-rubric-1" in asked["body"]["messages"][0]["content"]
     assert got["judge"] == {"backend": "openai", "model": "judge-large",
-                            "rubric_version": "kionga-rubric-1"}
+                            "rubric_version": "kionga-rubric-1", "chosen_by": "operator",
+                            "destination": None}
     assert got["status"] == "completed" and got["passed"] is True
 
 
@@ -188,4 +190,6 @@ def test_a_resource_judge_asks_the_projects_model_through_predict(
     assert asked["body"]["model"] == "scripted"
     assert asked["authorization"] == f"Bearer {RESOURCE_SECRET}"
     assert got["judge"] == {"backend": "resource", "model": "resource:judge",
-                            "rubric_version": "kionga-rubric-1"}
+                            "rubric_version": "kionga-rubric-1", "chosen_by": "project",
+                            "destination": urlsplit(url).netloc}
+    assert got["judge"]["destination"].startswith("127.0.0.1:")

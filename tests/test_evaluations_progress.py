@@ -70,7 +70,8 @@ def test_it_fails_judged_cases_under_the_mock_judge_and_passes_calls_only(
     assert got["progress"] == {"done": 3, "total": 3, "queued": 0, "in_flight": []}
     assert got["counts"] == {"total": 3, "passed": 1, "failed": 2, "cancelled": 0}
     assert got["judge"] == {"backend": "mock", "model": "llm",
-                            "rubric_version": "kionga-rubric-1"}
+                            "rubric_version": "kionga-rubric-1", "chosen_by": "operator",
+                            "destination": None}
     assert got["slices"]["calls"]["passed"] == 1 and got["slices"]["judged"]["failed"] == 1
     assert got["tool_accuracy"] == pytest.approx(2 / 3, abs=1e-4)
     assert got["content_sha256"] == evaluation.content_sha256

@@ -13,6 +13,7 @@ import json
 import re
 import time
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -134,7 +135,8 @@ def test_it_evaluates_with_a_fenced_judge_and_gates_publish(
     assert result["status"] == "completed" and result["passed"] is False
     assert result["counts"] == {"total": 7, "passed": 3, "failed": 4, "cancelled": 0}
     assert result["judge"] == {"backend": "resource", "model": "resource:judge",
-                               "rubric_version": "kionga-rubric-1"}
+                               "rubric_version": "kionga-rubric-1", "chosen_by": "project",
+                               "destination": urlsplit(judge_url).netloc}
     assert result["slices"]["judged"]["failed"] == 4
     runs = http.client.get(f"/api/v1/agent-designs/{design_id}/runs").json()["runs"]
     ran = {r["id"]: r for r in runs}
@@ -150,6 +152,7 @@ def test_it_evaluates_with_a_fenced_judge_and_gates_publish(
     assert artifact["evaluation"]["evaluation_id"] == passing["id"]
     assert artifact["evaluation"]["passed_cases"] == 3
     assert artifact["evaluation"]["judge_scores"] == {"safety": BASE_SCORE}
+    assert artifact["evaluation"]["judge"]["chosen_by"] == "project"
     refused = http.client.post(f"/api/v1/agent-designs/{design_id}/publish",
                                json={"revision": 1, "evaluation_id": result["id"]})
     assert refused.status_code == 409 and "did not pass" in refused.json()["error"]["message"]

@@ -119,6 +119,9 @@ export interface Design {
   description: string;
   revision: number;
   require_evaluation: boolean;
+  /** Staff switched the gate on: only staff switch it off, and only an evaluation judged by
+   * the operator's model opens it. */
+  require_evaluation_by_staff?: boolean;
   created_at: string;
   updated_at: string;
   graph: GraphDoc;

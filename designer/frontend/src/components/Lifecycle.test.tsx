@@ -98,6 +98,18 @@ describe("Lifecycle (test & publish)", () => {
       .toContain("Publishing now requires a passing evaluation");
   });
 
+  it("says a staff gate is staff's, and lets no project editor switch it off", async () => {
+    serve(reads(evaluation({ judge: { backend: "resource", model: "resource:house", rubric_version: "kionga-rubric-1",
+                                      chosen_by: "project", destination: "judge.acme.test" } })));
+    render(<Lifecycle design={{ ...design, require_evaluation: true, require_evaluation_by_staff: true }}
+                      dirty={false} canEdit={true} />);
+    const toggle = await screen.findByRole("checkbox", { name: "Require a passing evaluation to publish" });
+    expect((toggle as HTMLInputElement).disabled).toBe(true);
+    expect(screen.getByTestId("gate-note").textContent).toContain("judged by the operator's model");
+    const use = await screen.findByRole("checkbox", { name: /with evaluation e1234567/ });
+    expect(use.parentElement!.textContent).toContain("judged by the project's model");
+  });
+
   it("shows the setting to viewers without letting them change it", async () => {
     serve(reads(null));
     render(<Lifecycle design={{ ...design, require_evaluation: true }} dirty={false} canEdit={false} />);
@@ -135,6 +147,20 @@ describe("EvaluationView", () => {
     render(<EvaluationView evaluation={running} revision={3} />);
     const waiting = screen.getByTestId("evaluation-waiting");
     expect(waiting.textContent).toContain('Case "Refund": running draft');
+  });
+
+  it("shows who chose the judge with the verdict", () => {
+    const judge = { backend: "resource", model: "resource:house", rubric_version: "kionga-rubric-1" };
+    render(<EvaluationView evaluation={{ ...running, status: "completed", passed: true,
+      judge: { ...judge, chosen_by: "project", destination: "judge.acme.test" } }} revision={3} />);
+    const shown = screen.getByTestId("evaluation-judge");
+    expect(shown.dataset.chosenBy).toBe("project");
+    expect(shown.textContent).toBe("Judge: resource:house (chosen by the project, at judge.acme.test).");
+    cleanup();
+    render(<EvaluationView evaluation={{ ...running, judge: { backend: "openai", model: "judge-large",
+      rubric_version: "kionga-rubric-1", chosen_by: "operator", destination: null } }} revision={3} />);
+    expect(screen.getByTestId("evaluation-judge").textContent)
+      .toBe("Judge: judge-large on openai (chosen by the operator).");
   });
 
   it("says nothing once the evaluation ended", () => {

@@ -20,8 +20,15 @@ export interface InFlight {
   case_id: string; name: string; stage: "run" | "judge"; run_id: string | null;
   run_status: string | null; nodes: string[];
 }
+/** The judge an evaluation recorded at its start, and who chose its model: the operator (a
+ * platform model) or the project (one of its model resources, at `destination`). */
+export interface Judge {
+  backend: string; model: string; rubric_version: string;
+  chosen_by?: "operator" | "project"; destination?: string | null;
+}
 export interface Evaluation {
   id: string; revision: number | null; gate: boolean; status: string; passed: boolean | null;
+  judge?: Judge;
   all_cases?: boolean; design_cases?: number | null;
   content_sha256: string;
   progress: { done: number; total: number; queued?: number; in_flight?: InFlight[] };
@@ -153,6 +160,7 @@ export function Lifecycle({ design, dirty, canEdit, onDesign }: Props) {
   });
 
   const cases = fixtures && fixtures !== "unavailable" ? fixtures.cases : [];
+  const staffGate = design.require_evaluation_by_staff === true;
   return (
     <section className="lifecycle" aria-label="Publish">
       <h2>Test &amp; publish</h2>
@@ -187,19 +195,22 @@ export function Lifecycle({ design, dirty, canEdit, onDesign }: Props) {
 
       <h3>Publish</h3>
       <label className="check small">
-        <input type="checkbox" checked={design.require_evaluation} disabled={busy || !canEdit}
+        <input type="checkbox" checked={design.require_evaluation} disabled={busy || !canEdit || staffGate}
                onChange={(e) => setRequireEvaluation(e.target.checked)} />
         {" "}Require a passing evaluation to publish
       </label>
       {design.require_evaluation && (
-        <p className="note small">This design requires a passing evaluation of the revision to publish.</p>
+        <p className="note small" data-testid="gate-note">{staffGate
+          ? "Staff require a passing evaluation of the revision, judged by the operator's model, to publish this design; only staff can switch this off."
+          : "This design requires a passing evaluation of the revision to publish."}</p>
       )}
       <label htmlFor="publish-notes">Release notes</label>
       <input id="publish-notes" value={notes} onChange={(e) => setNotes(e.target.value)} />
       {passing && (
         <label className="check small">
           <input type="checkbox" checked={useEvaluation} onChange={(e) => setUseEvaluation(e.target.checked)} />
-          {" "}with evaluation {passing.id.slice(0, 8)} (passed, {passing.counts.passed}/{passing.counts.total})
+          {" "}with evaluation {passing.id.slice(0, 8)} (passed, {passing.counts.passed}/{passing.counts.total}
+          {passing.judge?.chosen_by === "project" ? ", judged by the project's model" : ""})
         </label>
       )}
       <button type="button" className="primary" onClick={publish} disabled={busy || !canEdit || dirty}>
@@ -250,6 +261,15 @@ export function waitingOn(e: Evaluation): string[] {
   return lines;
 }
 
+// Who judged, in words: the model, and who chose it (a staff gate takes only the operator's).
+export function judgeLine(j: Judge): string {
+  const model = j.chosen_by === "project" ? j.model : `${j.model} on ${j.backend}`;
+  const who = j.chosen_by === "project"
+    ? `chosen by the project${j.destination ? `, at ${j.destination}` : ""}`
+    : j.chosen_by === "operator" ? "chosen by the operator" : "";
+  return `Judge: ${model}${who ? ` (${who})` : ""}.`;
+}
+
 export function EvaluationView({ evaluation: e, revision }: { evaluation: Evaluation; revision: number }) {
   const failed = (e.cases ?? []).filter((c) => c.status === "failed");
   const verdict = ACTIVE.has(e.status) ? e.status
@@ -265,6 +285,11 @@ export function EvaluationView({ evaluation: e, revision }: { evaluation: Evalua
       <progress max={Math.max(e.progress.total, 1)} value={e.progress.done}
                 aria-label={`${e.progress.done} of ${e.progress.total} cases done`} />
       <div className="small">{e.progress.done}/{e.progress.total} done · {e.counts.passed} passed · {e.counts.failed} failed{e.counts.cancelled ? ` · ${e.counts.cancelled} cancelled` : ""}</div>
+      {e.judge && (
+        <div className="small muted" data-testid="evaluation-judge" data-chosen-by={e.judge.chosen_by ?? ""}>
+          {judgeLine(e.judge)}
+        </div>
+      )}
       {waitingOn(e).length > 0 && (
         <ul className="small muted" data-testid="evaluation-waiting">
           {waitingOn(e).map((line) => <li key={line}>{line}</li>)}
