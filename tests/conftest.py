@@ -65,7 +65,7 @@ class Api:
         assert error["code"] == code, error
         assert isinstance(error["message"], str) and error["message"], error
         assert isinstance(error["details"], dict), error
-        if code == "invalid_request":  # the one shape of field errors (README)
+        if code == "invalid_request":  # the one shape of field errors (docs/api.md)
             assert set(error["details"]) == {"fields"}, error
             fields = error["details"]["fields"]
             assert fields and all(isinstance(p, str) and messages and all(

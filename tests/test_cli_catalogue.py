@@ -1,5 +1,5 @@
-"""The agent interface's catalogue: every stable error code is documented (README and the
-agent guide) with the exit code of agent-interface.md, and the CLI has every command of
+"""The agent interface's catalogue: every stable error code is documented (docs/cli-and-mcp.md
+and the agent guide) with the exit code of agent-interface.md, and the CLI has every command of
 its table. In-process, no gateway."""
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ COMMANDS = ["capabilities", "agent-guide", "designs list", "designs show", "desi
 
 
 def test_every_code_is_documented_with_its_exit_code() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    rows = dict(re.findall(r"^\| `([A-Z_]+)` \| (\d+) \|", readme, re.MULTILINE))
+    catalogue = (ROOT / "docs" / "cli-and-mcp.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `([A-Z_]+)` \| (\d+) \|", catalogue, re.MULTILINE))
     assert {code: int(exit) for code, exit in rows.items()} == {
         code: exit for code, (exit, _, _) in CODES.items()}
     assert {exit for exit, _, _ in CODES.values()} == SPEC_EXIT

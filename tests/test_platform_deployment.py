@@ -1,4 +1,4 @@
-"""Deployment hygiene: the README's production settings pass `check --deploy` with no
+"""Deployment hygiene: the production settings of docs/operations.md pass `check --deploy` with no
 warning; no "*" host by default; HSTS and a CSP on HTML pages; the API docs load
 their JavaScript from our static files. (Sign-in lockouts:
 tests/test_platform_sign_in_lockout.py.)"""
@@ -22,10 +22,10 @@ ROOT = Path(settings.BASE_DIR)
 
 
 def production_env() -> dict[str, str]:
-    """The variables of the README's production block, placeholders filled in."""
-    readme = (ROOT / "README.md").read_text()
-    block = re.search(r"```sh\n# production settings\n(.*?)```", readme, re.S)
-    assert block, "README has no production settings block"
+    """The variables of docs/operations.md's production block, placeholders filled in."""
+    operations = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")
+    block = re.search(r"```sh\n# production settings\n(.*?)```", operations, re.S)
+    assert block, "docs/operations.md has no production settings block"
     env: dict[str, str] = {}
     for line in block.group(1).splitlines():
         if "=" in line and not line.startswith("#"):
