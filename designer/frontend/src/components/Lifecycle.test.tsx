@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
-import { EvaluationView, Lifecycle, waitingOn, type Evaluation } from "./Lifecycle";
+import { EvaluationView, waitingOn, type Evaluation } from "./EvaluationView";
+import { Lifecycle } from "./Lifecycle";
 import type { Design } from "../types";
 
 const design: Design = {

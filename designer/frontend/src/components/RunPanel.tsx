@@ -7,6 +7,7 @@ import { api, ApiError, eventsUrl, streamPost } from "../api";
 import { applyEvent, emptyRun, TERMINAL, type RunView } from "../runstate";
 import type { Run, RunEvent } from "../types";
 import { parseTurns } from "../turns";
+import { PastRuns, RunOptions, RunStatus, type RunOptionsValue } from "./RunViews";
 
 const EVENT_TYPES = ["run.started", "node.started", "node.retrying", "node.completed",
   "node.skipped", "node.failed", "approval.requested", "approval.resolved",
@@ -33,10 +34,8 @@ function setHashRunId(id: string | null): void {
 
 export function RunPanel({ designId, nodeIds, dirty, canEdit, saveFirst, onView }: Props) {
   const [input, setInput] = useState("hello there");
-  const [sessionId, setSessionId] = useState("");
-  const [historyText, setHistoryText] = useState("");
+  const [options, setOptions] = useState<RunOptionsValue>({ sessionId: "", historyText: "", stopAfter: "" });
   const [sideEffects, setSideEffects] = useState(false);
-  const [stopAfter, setStopAfter] = useState("");
   const [run, setRun] = useState<Run | null>(null);
   const [view, setView] = useState<RunView | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -123,6 +122,7 @@ export function RunPanel({ designId, nodeIds, dirty, canEdit, saveFirst, onView 
     setError(null);
     if (dirty && !(await saveFirst())) return;
     const body: Record<string, unknown> = { input, allow_side_effects: sideEffects };
+    const { sessionId, historyText, stopAfter } = options;
     if (sessionId.trim()) body.session_id = sessionId.trim();
     const earlier = parseTurns(historyText);
     if (earlier.error) { setError(`History: ${earlier.error}`); return; }
@@ -200,22 +200,7 @@ export function RunPanel({ designId, nodeIds, dirty, canEdit, saveFirst, onView 
       <h2>Run</h2>
       <label htmlFor="run-input">Run input</label>
       <textarea id="run-input" rows={3} value={input} onChange={(e) => setInput(e.target.value)} />
-      <details>
-        <summary>Options</summary>
-        <label htmlFor="run-session">Session ID (memory)</label>
-        <input id="run-session" value={sessionId} onChange={(e) => setSessionId(e.target.value)} />
-        <label htmlFor="run-history">History (earlier turns)</label>
-        <textarea id="run-history" rows={3} value={historyText}
-                  placeholder={"user: Hi\nassistant: Hello! How can I help?"}
-                  aria-describedby="run-history-help"
-                  onChange={(e) => setHistoryText(e.target.value)} />
-        <small id="run-history-help">One turn per line, starting with user:, assistant: or system:.</small>
-        <label htmlFor="run-stop">Stop after node</label>
-        <select id="run-stop" value={stopAfter} onChange={(e) => setStopAfter(e.target.value)}>
-          <option value="">— run to the end —</option>
-          {nodeIds.map((id) => <option key={id} value={id}>{id}</option>)}
-        </select>
-      </details>
+      <RunOptions value={options} nodeIds={nodeIds} onChange={setOptions} />
       <label className="check">
         <input type="checkbox" checked={sideEffects} onChange={(e) => setSideEffects(e.target.checked)} />
         Allow side effects (tools, API calls)
@@ -228,37 +213,9 @@ export function RunPanel({ designId, nodeIds, dirty, canEdit, saveFirst, onView 
         {run && !active && <button type="button" onClick={clear}>Clear</button>}
       </div>
       {error && <p className="error" role="alert">{error}</p>}
-      {run && view && (
-        <div className="run-status" aria-live="polite" data-testid="run-status"
-             data-status={view.status} data-deltas={view.deltaCount} data-run-id={run.id}>
-          <div><strong>Status:</strong> <span className={`pill st-${view.status}`}>{view.status}{replaying ? " (replay)" : ""}</span></div>
-          {view.reason && <div><strong>Reason:</strong> {view.reason}</div>}
-          {view.output !== null && (
-            <div><strong>Output</strong><pre className="output" data-testid="run-output">{view.output}</pre></div>
-          )}
-          {(view.tokens !== null || run.usage?.tokens !== undefined) && (
-            <div className="muted small">Usage: {view.tokens ?? run.usage?.tokens} tokens
-              {run.usage?.cost !== undefined ? ` · cost ${run.usage.cost}` : ""}</div>
-          )}
-          <div className="muted small">Run {run.id.slice(0, 8)} · seq {view.lastSeq} · {view.deltaCount} streamed pieces</div>
-        </div>
-      )}
+      {run && view && <RunStatus run={run} view={view} replaying={replaying} />}
       <h3>Past runs</h3>
-      {past === null ? <p className="muted small">Loading…</p> : past.length === 0 ? (
-        <p className="muted small">No runs yet.</p>
-      ) : (
-        <ul className="past-runs">
-          {past.map((r) => (
-            <li key={r.id}>
-              <span className={`pill st-${r.status}`}>{r.status}</span>
-              <span className="muted small">{new Date(r.created_at).toLocaleTimeString()}</span>
-              <span className="trunc" title={r.input}>{r.input}</span>
-              <button type="button" className="link" onClick={() => replay(r.id)}
-                      aria-label={`Replay run ${r.id.slice(0, 8)}`}>Replay</button>
-            </li>
-          ))}
-        </ul>
-      )}
+      <PastRuns runs={past} onReplay={replay} />
     </section>
   );
 }

@@ -1,0 +1,86 @@
+// The editor's state and actions, as one typed zustand store (one per open design).
+import type { Connection, EdgeChange, NodeChange } from "@xyflow/react";
+import type { CanvasEdge, CanvasNode } from "../graph";
+import type { History } from "../history";
+import type { RunView } from "../runstate";
+import type { ComponentSpec, Design, GraphDoc, GraphSettings, Registry, Report } from "../types";
+
+/** What undo/redo restores. */
+export interface Snapshot {
+  nodes: CanvasNode[];
+  edges: CanvasEdge[];
+  settings: GraphSettings;
+}
+
+export interface Notice {
+  text: string;
+  kind: "info" | "error";
+}
+
+/** A save refused with 409 stale_revision: their revision and both sides' changes in words. */
+export interface Conflict {
+  current: Design;
+  theirs: string[];
+  mine: string[];
+}
+
+export type Tab = "inspect" | "run" | "publish";
+
+export interface GraphState {
+  registry: Registry;
+  byKind: Map<string, ComponentSpec>;
+  canEdit: boolean;
+  design: Design;
+  name: string;
+  nodes: CanvasNode[];
+  edges: CanvasEdge[];
+  settings: GraphSettings;
+  history: History<Snapshot>;
+  clipboard: { nodes: CanvasNode[]; edges: CanvasEdge[] } | null;
+  notice: Notice | null;
+  tab: Tab;
+  runView: RunView | null;
+
+  say: (text: string, kind?: Notice["kind"]) => void;
+  dismiss: () => void;
+  setTab: (tab: Tab) => void;
+  setName: (name: string) => void;
+  setDesign: (design: Design) => void;
+  setRunView: (view: RunView | null) => void;
+  /** Push the current graph on the undo stack (once per tick, however many edits follow). */
+  remember: () => void;
+  undo: () => void;
+  redo: () => void;
+  onNodesChange: (changes: NodeChange<CanvasNode>[]) => void;
+  onEdgesChange: (changes: EdgeChange<CanvasEdge>[]) => void;
+  connect: (c: Connection) => void;
+  addNode: (kind: string, position: { x: number; y: number }) => void;
+  updateNode: (id: string, patch: (d: CanvasNode["data"]) => CanvasNode["data"]) => void;
+  /** Why `to` cannot be node `from`'s new ID, or null once renamed. */
+  rename: (from: string, to: string) => string | null;
+  setSettings: (settings: GraphSettings) => void;
+  selectOnly: (id: string) => void;
+  selectAll: () => void;
+  copy: () => void;
+  paste: () => void;
+  deleteSelected: () => void;
+}
+
+export interface SaveState {
+  /** The document last saved (or loaded), as JSON: the editor is dirty when its doc differs. */
+  savedKey: string;
+  saving: boolean;
+  conflict: Conflict | null;
+  autosave: boolean;
+  report: { report: Report; doc: GraphDoc } | null;
+  validating: boolean;
+
+  setAutosave: (on: boolean) => void;
+  setReport: (report: { report: Report; doc: GraphDoc } | null, validating: boolean) => void;
+  setValidating: (validating: boolean) => void;
+  save: (revision?: number) => Promise<boolean>;
+  reloadTheirs: () => void;
+  reapplyMine: () => Promise<boolean>;
+}
+
+export type EditorState = GraphState & SaveState;
