@@ -1,4 +1,4 @@
-"""The operator's ceilings on deploys (README "Configuration"), checked before anything
+"""The operator's ceilings on deploys (docs/configuration.md), checked before anything
 is created or applied.
 
 - One pod: its limits at most KIONGA_AGENT_MAX_CPU and KIONGA_AGENT_MAX_MEMORY, the

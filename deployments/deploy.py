@@ -1,6 +1,6 @@
 """POST agent-versions/{id}/deploy: checks, then one transaction around the apply.
 
-Order (decisions in the README): the caller (editor or admin of the version's project),
+Order (docs/decisions/): the caller (editor or admin of the version's project),
 the body, its pod limits against the installation's ceiling (400), every resource of the
 version and of each nested version against the project now (422 validation_failed), the
 quality gate when `require_evaluation` (409), the managed runtime (503

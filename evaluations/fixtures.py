@@ -143,7 +143,7 @@ def _stale(design: Design) -> APIError:
 def suggestions(design: Design) -> list[dict[str, Any]]:
     """Proposed cases for the design's saved graph (none when it does not normalize).
 
-    `phrased` is "conditions": rephrasing by a model is not done yet (README).
+    `phrased` is "conditions": rephrasing by a model is not done yet (docs/decisions/).
     """
     graph = revision_report(design.current(), design.project).graph
     if graph is None:

@@ -58,7 +58,7 @@ JUDGING_BACKENDS: Final = ("openai", RESOURCE_BACKEND)
 
 @dataclass(frozen=True)
 class JudgeConfig:
-    """Which model judges (KIONGA_JUDGE_BACKEND / KIONGA_JUDGE_MODEL, README), as an
+    """Which model judges (KIONGA_JUDGE_BACKEND / KIONGA_JUDGE_MODEL, docs/configuration.md), as an
     evaluation records and reports it."""
 
     backend: str  # the platform backend (mock | openai), or `resource`

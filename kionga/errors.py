@@ -19,7 +19,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import set_rollback
 
 # The catalogue: every code an API answer may carry, declared here and nowhere else
-# (mypy refuses an APIError with a code missing here; a test checks the README lists
+# (mypy refuses an APIError with a code missing here; a test checks docs/api.md lists
 # each one). Run failure codes inside events are the runner's (runner.failures).
 ErrorCode = Literal[
     # platform, any route

@@ -1,4 +1,4 @@
-"""Django settings: everything comes from the environment (see README "Configuration").
+"""Django settings: everything comes from the environment (see docs/configuration.md).
 
 With nothing set the project still starts (SQLite file under var/, Redis on
 localhost), so a newcomer can run ``bin/demo`` on a bare machine.
@@ -36,7 +36,7 @@ CSRF_TRUSTED_ORIGINS = env.strings("DJANGO_CSRF_TRUSTED_ORIGINS")
 # Off by default because the quick start is plain http://127.0.0.1.
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env.boolean("DJANGO_SECURE_COOKIES", False)
 
-# HTTPS behind the documented TLS proxy (README "Production"): the proxy sets this
+# HTTPS behind the documented TLS proxy (docs/operations.md): the proxy sets this
 # header (e.g. X-Forwarded-Proto: https) and strips it from clients' requests.
 _PROXY_SSL_HEADER = env.text("DJANGO_SECURE_PROXY_SSL_HEADER", "")
 if _PROXY_SSL_HEADER:
