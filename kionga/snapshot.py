@@ -13,8 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Final
 
 from django.db import connection, transaction
+
+_READ_ONLY: Final = "kionga_read_only_snapshot"  # set on the connection while in one
 
 
 @contextmanager
@@ -25,4 +28,15 @@ def one_snapshot() -> Iterator[None]:
             with connection.cursor() as cursor:
                 # Must be the transaction's first statement.
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        yield
+            setattr(connection, _READ_ONLY, True)
+        try:
+            yield
+        finally:
+            if outermost:
+                setattr(connection, _READ_ONLY, False)
+
+
+def in_read_only_snapshot() -> bool:
+    """Whether this thread's connection is inside a READ ONLY one_snapshot(): a write
+    must wait until it ends (transaction.on_commit)."""
+    return bool(getattr(connection, _READ_ONLY, False))

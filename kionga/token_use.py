@@ -20,6 +20,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from kionga.models import TokenUse
+from kionga.snapshot import in_read_only_snapshot
 from kionga.token_scope import token_of
 from kionga.tokens import LAST_USED_RESOLUTION_SECONDS
 
@@ -49,6 +50,9 @@ def record(token_id: int, project_id: int) -> None:
     now = time.monotonic()
     last = _written.get(key)
     if last is not None and now - last < LAST_USED_RESOLUTION_SECONDS:
+        return
+    if in_read_only_snapshot():  # a read in one snapshot cannot write: right after it
+        transaction.on_commit(functools.partial(record, token_id, project_id), robust=True)
         return
     at = timezone.now()
     with connection.cursor() as cursor:
