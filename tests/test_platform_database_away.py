@@ -29,6 +29,7 @@ from django.test import Client
 from kionga import database
 from runner import protocol
 from runs.credentials import issue_credential
+from runs.event_keys import live_fields
 from runs.models import Run, RunEvent
 from tests.conftest import Api
 from tests.cuttable_proxy import CuttableProxy
@@ -189,8 +190,9 @@ def test_an_open_stream_ends_cleanly_and_a_new_one_is_refused(
         postgres.cut()
         # A live event after a gap: the stream looks for the missing ones in the database.
         [event] = events("node.started")
-        redis.Redis.from_url(stack.redis_url).xadd(
-            protocol.run_stream(str(run.pk)), {"e": json.dumps({**event, "seq": 3})})
+        redis.Redis.from_url(stack.redis_url).xadd(  # with the run's MAC, as a runner writes it
+            protocol.run_stream(str(run.pk)),
+            live_fields(str(run.pk), json.dumps({**event, "seq": 3}).encode()))
         began = time.monotonic()
         rest = list(lines)  # to the end of the answer: a cut stream would raise here
     assert time.monotonic() - began < ANSWER_BOUND
