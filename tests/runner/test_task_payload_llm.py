@@ -20,7 +20,8 @@ SETTINGS = load_settings({"KIONGA_DESIGNER_RUNNER_TOKEN": TOKEN, "MLAIOPS_LLM_BA
 
 def payload(**extra: Any) -> dict[str, Any]:
     return {"run_id": "r1", "graph": {"nodes": [], "edges": []}, "callback_url": "http://gw",
-            "sealed": seal({"credential": "krc_x", "event_key": "00"}, TOKEN, "r1"), **extra}
+            "sealed": seal({"credential": "krc_x", "event_key": "00", "lease": "l" * 32},
+                         TOKEN, "r1"), **extra}
 
 
 def llm_of(**extra: Any) -> LLMConfig:
