@@ -58,7 +58,8 @@ def test_it_reads_the_hashes_the_task_carries() -> None:
     token = "runner-token-0123456789"
     payload = {"run_id": "r1", "graph": TOP, "subflows": {"v-shout": SHOUT},
                "subflow_hashes": {"v-shout": content_sha256(SHOUT)},
-               "sealed": seal({"credential": "krc_x", "event_key": "00"}, token, "r1"),
+               "sealed": seal({"credential": "krc_x", "event_key": "00", "lease": "l" * 32},
+                              token, "r1"),
                "callback_url": "http://gw"}
     settings = load_settings({"KIONGA_DESIGNER_RUNNER_TOKEN": token})
     assert parse_task(payload, settings).request.subflow_hashes == payload["subflow_hashes"]
