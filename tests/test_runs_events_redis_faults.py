@@ -1,5 +1,5 @@
 """The real `manage.py run_events` process rides out whatever Redis answers: full
-(OutOfMemoryError, here with the reaper's writes refused after its commit), a command
+(OutOfMemoryError), a command
 refused (a wrong type at the ingest stream's key), gone and back empty (a restart
 without persistence). It stays up, says so at ERROR with the reason, waits with a
 capped exponential backoff, and stores events again by itself once Redis is back."""
@@ -7,51 +7,38 @@ capped exponential backoff, and stores events again by itself once Redis is back
 from __future__ import annotations
 
 import time
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from django.utils import timezone
 
 from runner import protocol
 from runs import ingest_stream
-from runs.models import Run
-from tests.designs_helpers import make_design
 from tests.ingest_helpers import COMPLETE, Ingester, events, make_run, send, seqs, status, until
 from tests.redis_kit import PrivateRedis
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def _lost_run(user: Any, project: Any) -> Run:
-    """An active run whose runner is gone: no slot lease, started a while ago."""
-    run = Run.objects.create(project=project, design=make_design(user, project), revision=1,
-                             content_sha256="x" * 64, created_by=user, status="running")
-    Run.objects.filter(pk=run.pk).update(created_at=timezone.now() - timedelta(seconds=30))
-    return run
-
-
 def _log(tmp_path: Path) -> str:
     return (tmp_path / "events.log").read_text(errors="replace")
 
 
-def test_it_stores_and_reaps_while_redis_is_full_and_after(
+def test_it_stores_while_redis_is_full_and_after(
         alice: Any, acme: Any, private_redis: PrivateRedis, ingester: Ingester,
         tmp_path: Path) -> None:
+    # The reaper's refused writes while full are tested on their own
+    # (test_runs_reaper_redis_errors.py): here, another test's stack may run an `events`
+    # process on the same database and reap a lost run first.
     client = private_redis.client()
     ingest_stream.ensure_group(client)
     sent = events(*COMPLETE)
     before = make_run(alice, acme)
     send(client, before, sent)
-    lost = _lost_run(alice, acme)
     private_redis.fill()  # from here every write that needs memory is refused
     process = ingester(private_redis.url)
-    # Reading, storing and acknowledging need no memory: events are still stored. The
-    # reaper's ending is committed, then its Redis writes are refused.
-    until(lambda: status(before) == "completed" and status(lost) == "failed", process, 30)
-    assert Run.objects.values_list("error__code", flat=True).get(pk=lost.pk) == "runner_lost"
-    until(lambda: "OutOfMemoryError" in _log(tmp_path), process, 10)
+    # Reading, storing and acknowledging need no memory: events are still stored.
+    until(lambda: status(before) == "completed", process, 30)
     time.sleep(1.5)  # more passes of the loop, Redis still full
     assert process.poll() is None
     private_redis.free()
@@ -59,8 +46,6 @@ def test_it_stores_and_reaps_while_redis_is_full_and_after(
     send(client, after, sent)
     until(lambda: status(after) == "completed", process, 30)
     assert seqs(before) == seqs(after) == [0, 1, 2, 3]
-    assert f"ERROR runs.reaper: run {lost.pk} ended (runner_lost) but Redis refused" in (
-        _log(tmp_path))
 
 
 def test_it_waits_out_a_refused_command_with_a_capped_backoff(
