@@ -133,9 +133,11 @@ def error_response(
     return JsonResponse(error_body(code, message, details), status=status)
 
 
-def api_error_response(exc: APIError) -> JsonResponse:
-    """error_response for an APIError, with the headers the DRF handler would add."""
-    response = error_response(exc.status_code, exc.code, exc.message, exc.details)
+def api_error_response(exc: drf.APIException) -> JsonResponse:
+    """error_response for an APIError (or DRF's own refusals, a 429 included), with the
+    headers the DRF handler would add."""
+    code, message, details = describe(exc)
+    response = error_response(exc.status_code, code, message, details)
     for name, value in error_headers(exc).items():
         response[name] = value
     return response

@@ -23,7 +23,7 @@ from rest_framework.response import Response
 
 from designs.actions import check_design_access
 from kionga.access import AnyUser
-from kionga.errors import APIError, describe, error_headers, error_response, invalid_field
+from kionga.errors import APIError, api_error_response, invalid_field
 from kionga.models import Role
 from kionga.openapi import ERRORS, ok
 from kionga.request_body import parse
@@ -121,7 +121,7 @@ async def events(request: HttpRequest, design_id: uuid.UUID,
         # After the access check: only people who may read the run take a place.
         release = BUDGET.open(user_id)
     except APIException as exc:  # a 503 too when the database is away (runs.pooled)
-        return _error(exc)
+        return api_error_response(exc)
     check = partial(pooled(_open_stream), request, design_id, run_id, RECHECK)
     response = start_stream.event_stream(
         counted(rechecked(run_event_stream(found, last, start), check), release))
@@ -134,14 +134,6 @@ async def events(request: HttpRequest, design_id: uuid.UUID,
 async def _nothing() -> AsyncIterator[bytes]:
     return
     yield  # an empty async generator: a HEAD's body
-
-
-def _error(exc: APIException) -> HttpResponseBase:
-    code, message, details = describe(exc)
-    response = error_response(exc.status_code, code, message, details)
-    for name, value in error_headers(exc).items():  # Retry-After of a 429
-        response[name] = value
-    return response
 
 
 # The schema generator documents `events` through its JSON twin.
