@@ -8,8 +8,8 @@ key (from the signed task) so the gateway stores and shows only what the run's r
 sent. Every write sets the run stream's TTL; the terminal event also frees the run's
 slot. One MULTI/EXEC round trip carries everything queued so far (one event when Redis
 keeps up), so a batch is applied whole or not at all and a retry never leaves half of
-one behind. (A reply lost after EXEC applied can still repeat a batch on retry: readers
-dedupe on seq, and the gateway stores each run + seq once.)
+one behind. (A reply lost after EXEC applied is noticed on retry, from the stream's newest
+entry, and the batch is not sent twice.)
 
 The engine calls the sink synchronously, so `__call__` only appends to a buffer; a
 writer thread (one the worker process reuses) drains it. When Redis is unreachable
@@ -34,7 +34,7 @@ import logging
 import threading
 from collections import deque
 from dataclasses import dataclass, field, replace
-from typing import Final
+from typing import Any, Final
 
 import redis
 from redis.backoff import NoBackoff
@@ -45,6 +45,8 @@ from runner.live import Append, LiveStream
 from runner.protocol import (
     INGEST_STREAM,
     LIVE_BYTES_LUA,
+    LIVE_EVENT_FIELD,
+    LIVE_STORED_ONLY_FIELD,
     STREAM_TTL_SECONDS,
     TERMINAL_TYPES,
     encode_event,
@@ -186,6 +188,12 @@ class EventSink:
         return writes
 
     def _write(self, writes: _Writes) -> None:
+        if writes.sent and self._applied(writes):
+            # The EXEC applied and only its reply was lost. Sending it again would add
+            # its live entries twice, and their exact MAXLEN would then push as many
+            # of the run's oldest entries out of the stream.
+            self.slot_freed = self.slot_freed or any(w.terminal for w in writes.events)
+            return
         pipe = self._redis.pipeline(transaction=True)
         if writes.trim is not None:
             pipe.xtrim(self._stream, maxlen=writes.trim, approximate=False)
@@ -211,10 +219,27 @@ class EventSink:
         if writes.account is not None:
             key, held = writes.account
             pipe.eval(LIVE_BYTES_LUA, 1, key, self._run_id, held, STREAM_TTL_SECONDS)
+        writes.sent = True
         answers = pipe.execute()
         if writes.account is not None:
             self.live.settle(int(answers[-1]))
         self.slot_freed = self.slot_freed or ends
+
+    def _applied(self, writes: _Writes) -> bool:
+        """Whether a batch sent before is in Redis: the sink is its stream's only
+        writer and a batch applies whole, so it is when the stream's newest entry is the
+        batch's last live entry (every entry differs: each has its own seq or delta
+        index and time). A batch with no live entry is sent again (a repeated ingest
+        entry is stored once)."""
+        last = next((w.live for w in reversed(writes.events) if w.live is not None), None)
+        if last is None:
+            return False
+        newest: Any = self._redis.xrevrange(self._stream, count=1)
+        if not newest:
+            return False
+        _id, fields = newest[0]
+        stored = fields.get(LIVE_STORED_ONLY_FIELD if last.stored_only else LIVE_EVENT_FIELD)
+        return bool(stored == last.data)
 
     def _give_up(self, lost: int) -> None:
         # Caller holds the lock. Later events would only wait as long again.
@@ -260,6 +285,7 @@ class _Writes:
     trim: int | None
     events: list[_Write] = field(default_factory=list)
     account: tuple[str, int] | None = None
+    sent: bool = False  # a MULTI of it went out (its reply may have been lost)
 
 
 def _stored_seqs(batch: list[Event]) -> list[int]:
