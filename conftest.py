@@ -1,8 +1,7 @@
 """Repository-wide pytest setup.
 
-The suite runs against real PostgreSQL (bin/test sets DATABASE_URL). Without
-it, settings fall back to SQLite, which hides real-database behaviour
-(locking, JSON operators, constraints), so database tests refuse to run.
+The suite runs against real PostgreSQL (bin/test sets DATABASE_URL; settings accept
+no other database).
 """
 
 from __future__ import annotations
@@ -10,7 +9,6 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -52,21 +50,8 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: N
     from django.conf import settings
 
     for db in settings.DATABASES.values():
-        if db["ENGINE"].endswith("sqlite3"):
-            continue
         test = db.setdefault("TEST", {})
         test["NAME"] = f"{test.get('NAME') or 'test_' + str(db['NAME'])}_{os.getpid()}"
-
-
-@pytest.fixture(scope="session")
-def django_db_setup(django_db_setup: Any) -> None:
-    from django.db import connection
-
-    if connection.vendor != "postgresql":
-        pytest.exit(
-            "Database tests need PostgreSQL: run bin/test, or set DATABASE_URL=postgres://...",
-            returncode=2,
-        )
 
 
 # Fixtures shared by several test files, kept beside the tests that use them.

@@ -113,9 +113,6 @@ _ANY_PENDING = (f"SELECT 1 FROM {ApprovalRequest._meta.db_table} "
 
 def any_pending(runs: Sequence[Run]) -> bool:
     """Whether one of the runs has a pending request."""
-    if not prepared_sql.available():
-        return ApprovalRequest.objects.filter(
-            run__in=runs, status=ApprovalRequest.Status.PENDING).exists()
     return bool(prepared_sql.fetch_all(
         _ANY_PENDING, [[run.pk for run in runs], str(ApprovalRequest.Status.PENDING)]))
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q
 from django.dispatch import receiver
 
 from evaluations import queue
@@ -22,9 +21,6 @@ def cases_of(runs: list[Run]) -> list[int]:
     """The cases whose run or judge run is one of `runs` (a prepared statement: the
     ingester asks for every batch of ended runs, and most are no case's)."""
     ids = [run.pk for run in runs]
-    if not prepared_sql.available():
-        return list(EvaluationCase.objects.filter(Q(run_id__in=ids) | Q(judge_run_id__in=ids))
-                    .values_list("pk", flat=True))
     return [row[0] for row in prepared_sql.fetch_all(_CASES_OF, [ids, ids])]
 
 

@@ -53,7 +53,7 @@ def is_away(exc: BaseException) -> bool:
     if isinstance(error, psycopg.InterfaceError):
         return True
     if not isinstance(error, psycopg.OperationalError):
-        return False  # SQLite's errors (the demo) and anything else stay what they are
+        return False  # anything else stays what it is
     state = error.sqlstate
     return state is None or state.startswith("08") or state in _AWAY_STATES
 

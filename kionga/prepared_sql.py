@@ -1,5 +1,5 @@
 """Statements of the hot paths (run start, stream opening, the ingester), prepared
-once per pooled connection and bound server side. PostgreSQL only.
+once per pooled connection and bound server side.
 
 Django's PostgreSQL backend binds parameters client side (psycopg's ClientCursor), so
 the server parses and plans every statement anew, and arrays are spelled out as quoted
@@ -40,23 +40,14 @@ def _cursor() -> psycopg.Cursor[Any]:
     return psycopg.Cursor(connection.connection)
 
 
-def available() -> bool:
-    """True on PostgreSQL; elsewhere (the SQLite demo) callers take the ORM's way."""
-    return connection.vendor == "postgresql"
-
-
 def insert_rows(rows: Sequence[models.Model]) -> None:
     """Insert new rows of one model in one prepared statement whatever their number
     (their auto keys are not read back), as Model.save would store them: each
-    field's default and get_db_prep_save, auto_now_add set. The ORM's bulk_create
-    where the statement is not available (it compiles anew for every batch size)."""
+    field's default and get_db_prep_save, auto_now_add set (not the ORM's bulk_create:
+    it compiles anew for every batch size)."""
     if not rows:
         return
-    model = type(rows[0])
-    if not available():
-        model._default_manager.bulk_create(rows)
-        return
-    query, fields = _insert_arrays(model)
+    query, fields = _insert_arrays(type(rows[0]))
     stamp(rows)
     execute(query, [[field.get_db_prep_save(getattr(row, field.attname), connection)
                      for row in rows] for field in fields])

@@ -1,7 +1,7 @@
 """Django settings: everything comes from the environment (see docs/configuration.md).
 
-With nothing set the project still starts (SQLite file under var/, Redis on
-localhost), so a newcomer can run ``bin/demo`` on a bare machine.
+With nothing set the project talks to the embedded PostgreSQL that ``bin/demo``
+starts (kionga.embedded_postgres) and to Redis on localhost.
 """
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ from pathlib import Path
 
 import dj_database_url
 from csp.constants import NONE, SELF, UNSAFE_INLINE
+from django.core.exceptions import ImproperlyConfigured
 
 from contracts.registry import CEILINGS
-from kionga import quantities
+from kionga import embedded_postgres, quantities
 from kionga.api_tags import TAGS as API_TAGS
 from kionga.log_filters import CELERY_TASK_LOGGERS
 from kionga.proxies import trusted_proxies
@@ -166,38 +167,29 @@ TEMPLATES = [
 ]
 
 
-def _default_database_url() -> str:
-    # Embedded default for the quick start; the test suite sets DATABASE_URL.
-    VAR_DIR.mkdir(exist_ok=True)
-    return f"sqlite:///{VAR_DIR / 'kionga.sqlite3'}"
-
-
+# PostgreSQL only (the one SQL dialect of the code); unset: bin/demo's embedded server.
 DATABASES = {
-    "default": dj_database_url.parse(env.text("DATABASE_URL") or _default_database_url()),
+    "default": dj_database_url.parse(env.text("DATABASE_URL") or embedded_postgres.url()),
 }
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # The demo's processes (gateway, ingester, beat) share one file: wait for the lock.
-    DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"timeout": 20, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
-    )
-elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # The database away: a request waits this long for a connection, then answers 503
-    # service_unavailable (kionga.database); one connection attempt takes no longer
-    # (libpq's connect_timeout; it counts 2 s at least).
-    KIONGA_DB_CONNECT_TIMEOUT = env.integer("KIONGA_DB_CONNECT_TIMEOUT", 3, within=(2, 60))
-    DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = KIONGA_DB_CONNECT_TIMEOUT
-    # A connection pool, not persistent connections: under ASGI every request runs in
-    # a thread of its own, and a new PostgreSQL connection per request costs more
-    # than the request (Django's docs recommend the pool for async deployments).
-    DATABASES["default"]["OPTIONS"]["pool"] = {
-        "min_size": env.integer("KIONGA_DB_POOL_MIN", 2),
-        "max_size": env.integer("KIONGA_DB_POOL_MAX", 10),
-        "timeout": KIONGA_DB_CONNECT_TIMEOUT,
-        # The pool retries a lost connection in the background with a growing delay
-        # (1 s, 2 s, 4 s...); past this it stops and the next request that waits
-        # connects anew, so a database back after a long outage is used at once.
-        "reconnect_timeout": KIONGA_DB_CONNECT_TIMEOUT,
-    }
+if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+    raise ImproperlyConfigured("DATABASE_URL must be a PostgreSQL URL (postgres://...)")
+# The database away: a request waits this long for a connection, then answers 503
+# service_unavailable (kionga.database); one connection attempt takes no longer
+# (libpq's connect_timeout; it counts 2 s at least).
+KIONGA_DB_CONNECT_TIMEOUT = env.integer("KIONGA_DB_CONNECT_TIMEOUT", 3, within=(2, 60))
+DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = KIONGA_DB_CONNECT_TIMEOUT
+# A connection pool, not persistent connections: under ASGI every request runs in
+# a thread of its own, and a new PostgreSQL connection per request costs more
+# than the request (Django's docs recommend the pool for async deployments).
+DATABASES["default"]["OPTIONS"]["pool"] = {
+    "min_size": env.integer("KIONGA_DB_POOL_MIN", 2),
+    "max_size": env.integer("KIONGA_DB_POOL_MAX", 10),
+    "timeout": KIONGA_DB_CONNECT_TIMEOUT,
+    # The pool retries a lost connection in the background with a growing delay
+    # (1 s, 2 s, 4 s...); past this it stops and the next request that waits
+    # connects anew, so a database back after a long outage is used at once.
+    "reconnect_timeout": KIONGA_DB_CONNECT_TIMEOUT,
+}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.text("REDIS_URL") or "redis://127.0.0.1:6379/0"

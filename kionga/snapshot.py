@@ -4,9 +4,9 @@ database as it was at the first one.
 PostgreSQL's default READ COMMITTED gives each statement its own snapshot, so a run's
 row and its events read by two statements can straddle the ingester's commit (a
 terminal event beside a `queued` status). A REPEATABLE READ, READ ONLY transaction
-takes one snapshot for all of them; being read-only, it never fails to serialize. A
-SQLite transaction reads one snapshot already. Inside a caller's transaction the
-level cannot change any more: the caller's transaction decides.
+takes one snapshot for all of them; being read-only, it never fails to serialize.
+Inside a caller's transaction the level cannot change any more: the caller's
+transaction decides.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ _READ_ONLY: Final = "kionga_read_only_snapshot"  # set on the connection while i
 def one_snapshot() -> Iterator[None]:
     outermost = not connection.in_atomic_block
     with transaction.atomic():
-        if outermost and connection.vendor == "postgresql":
+        if outermost:
             with connection.cursor() as cursor:
                 # Must be the transaction's first statement.
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")

@@ -30,7 +30,7 @@ from kionga.models import ApiToken, Project, TokenRevocation
 from kionga.tokens import create_token
 
 _TOKENS: Final = ApiToken._meta.db_table
-# The token and every token made from it (a recursive query: PostgreSQL and SQLite).
+# The token and every token made from it (a recursive query).
 _LINEAGE: Final = f"""
 WITH RECURSIVE lineage(id) AS (
     SELECT id FROM {_TOKENS} WHERE id = %s

@@ -25,7 +25,6 @@ from kionga.token_scope import token_of
 from kionga.tokens import LAST_USED_RESOLUTION_SECONDS
 
 _TABLE: Final = TokenUse._meta.db_table
-# PostgreSQL and SQLite both read this (ON CONFLICT … DO UPDATE … WHERE).
 _UPSERT: Final = (
     f"INSERT INTO {_TABLE} (token_id, project_id, last_used_at) VALUES (%s, %s, %s) "
     "ON CONFLICT (token_id, project_id) DO UPDATE SET last_used_at = excluded.last_used_at "

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
@@ -22,7 +21,6 @@ from django.utils.html import format_html
 from kionga.admin import ReadOnlyAdmin
 from operations.dashboard import agent_dashboard, hours_of, project_dashboard
 from operations.models import AgentOperations, ProjectOperations
-from operations.rollups import metrics_supported
 
 TEMPLATE = "admin/operations/dashboard.html"
 
@@ -40,10 +38,6 @@ class DashboardAdmin(ReadOnlyAdmin):
             raise Http404(f"No {self.opts.verbose_name} with this ID.")
         if not self.has_view_permission(request, obj):
             raise PermissionDenied
-        if not metrics_supported():
-            messages.warning(request, "Operations dashboards need PostgreSQL; this gateway "
-                             "stores its data in SQLite (the demo).")
-            return redirect(f"admin:{self.opts.app_label}_{self.opts.model_name}_changelist")
         hours = hours_of(request.GET.get("hours"))
         context = {**self.admin_site.each_context(request), "opts": self.opts,
                    "original": obj, "title": f"Operations: {obj}", "subject": obj,

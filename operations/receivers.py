@@ -6,7 +6,7 @@ from typing import Any
 
 from django.dispatch import receiver
 
-from operations.rollups import do_roll_up_ended, metrics_supported
+from operations.rollups import do_roll_up_ended
 from runs.models import Run
 from runs.signals import runs_ended
 
@@ -14,5 +14,4 @@ from runs.signals import runs_ended
 @receiver(runs_ended, sender=Run)
 def roll_up_ended_runs(sender: type[Run], runs: list[Run], **kwargs: Any) -> None:
     """Count the runs in the metrics' rollups, in the transaction that stores their end."""
-    if metrics_supported():  # the demo's SQLite keeps no rollups
-        do_roll_up_ended(runs)
+    do_roll_up_ended(runs)

@@ -81,12 +81,6 @@ def slot_of(moment: datetime) -> int:
     return math.floor(moment.timestamp() / SLOT_SECONDS)
 
 
-def metrics_supported() -> bool:
-    """The rollups and their reads are PostgreSQL SQL (FILTER, casts, generate_series,
-    LOCK TABLE): on the SQLite of `bin/demo` there are no operations metrics."""
-    return connection.vendor == "postgresql"
-
-
 def do_roll_up_ended(runs: list[Run]) -> None:
     """Count runs that just ended (call inside the transaction storing their end).
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from celery import shared_task
 from django.utils import timezone
 
-from operations.rollups import do_prune, metrics_supported
+from operations.rollups import do_prune
 
 
 @shared_task(name="operations.prune_rollups")
 def prune_rollups_task() -> int:
     """Rollup slots older than the longest metrics window (and a day) go."""
-    return do_prune(timezone.now()) if metrics_supported() else 0
+    return do_prune(timezone.now())

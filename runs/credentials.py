@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Final
 
 from django.contrib.auth.models import User
@@ -59,10 +59,6 @@ _REVOKE = (f"UPDATE {RunCredential._meta.db_table} SET revoked_at = %b::timestam
 def revoke_credentials(runs: Sequence[Run]) -> None:
     """Revoke the runs' live credentials (one prepared statement: the ingester calls
     this for every batch of ended runs)."""
-    if not prepared_sql.available():
-        RunCredential.objects.filter(run__in=runs, revoked_at__isnull=True).update(
-            revoked_at=timezone.now())
-        return
     prepared_sql.execute(_REVOKE, [timezone.now(), [run.pk for run in runs]])
 
 
@@ -101,8 +97,6 @@ def find_credential(raw_token: str) -> FoundCredential | None:
     # An exact lookup on the unique hash: timing can at most reveal a hash prefix, and
     # a hash of a random 256-bit value gives nothing back about the value.
     token_hash, since = hash_token(raw_token), timezone.now() - CREDENTIAL_MAX_AGE
-    if not prepared_sql.available():
-        return _find_orm(token_hash, since)
     rows = prepared_sql.fetch_all(_FIND, {"hash": token_hash, "since": since})
     if not rows:
         return None
@@ -110,17 +104,6 @@ def find_credential(raw_token: str) -> FoundCredential | None:
     run, starter = prepared_sql.take(Run, values)
     run.created_by = None if starter[0] is None else prepared_sql.take(User, starter)[0]
     return FoundCredential(run, bool(revoked), role)
-
-
-def _find_orm(token_hash: str, since: datetime) -> FoundCredential | None:
-    credential = RunCredential.objects.select_related("run__created_by").filter(
-        token_hash=token_hash, created_at__gt=since).first()
-    if credential is None:
-        return None
-    run = credential.run
-    role = None if run.created_by_id is None else Membership.objects.filter(
-        project_id=run.project_id, user_id=run.created_by_id).values_list("role", flat=True).first()
-    return FoundCredential(run, credential.revoked_at is not None, role)
 
 
 def find_active_run(raw_token: str) -> Run | None:

@@ -6,8 +6,7 @@
 - write the runs' changed states (one UPDATE … FROM unnest of arrays).
 On the transaction's connection (runs.ingest opens it), so a refused statement
 (DataError, IntegrityError, an unencodable text) fails the batch as the ORM did and
-runs.ingest's quarantine sets the event at fault aside. Another database than
-PostgreSQL (the SQLite demo) gets the same steps through the ORM.
+runs.ingest's quarantine sets the event at fault aside.
 """
 
 from __future__ import annotations
@@ -18,14 +17,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from django.db import connection
-
 from kionga import prepared_sql
 from runner.protocol import TERMINAL_TYPES
 from runs.models import Run, RunEvent
 
 _RUNS: Final = Run._meta.db_table
-_APPLIED: Final = ("status", "started_at", "finished_at", "output", "error", "tokens")
 _EVENTS: Final = RunEvent._meta.db_table
 
 _LOCK: Final = f"""
@@ -53,14 +49,8 @@ class LockedRun:
     terminal_seq: int | None
 
 
-def _postgres() -> bool:
-    return connection.vendor == "postgresql"
-
-
 def lock_runs(run_ids: Iterable[str], seqs: Iterable[int]) -> dict[uuid.UUID, LockedRun]:
     ids = [uuid.UUID(r) for r in run_ids]
-    if not _postgres():
-        return _lock_runs_orm(ids, set(seqs))
     rows = prepared_sql.fetch_all(_LOCK, [sorted(set(seqs)), list(TERMINAL_TYPES), ids])
     locked: dict[uuid.UUID, LockedRun] = {}
     for row in rows:
@@ -69,24 +59,8 @@ def lock_runs(run_ids: Iterable[str], seqs: Iterable[int]) -> dict[uuid.UUID, Lo
     return locked
 
 
-def _lock_runs_orm(ids: list[uuid.UUID], seqs: set[int]) -> dict[uuid.UUID, LockedRun]:
-    runs = Run.objects.select_for_update().in_bulk(ids)
-    stored: dict[Any, set[int]] = {}
-    for run_id, seq in RunEvent.objects.filter(run_id__in=ids, seq__in=seqs).values_list(
-            "run_id", "seq"):
-        stored.setdefault(run_id, set()).add(seq)
-    ends = dict(RunEvent.objects.filter(run_id__in=ids, type__in=TERMINAL_TYPES)
-                .values_list("run_id", "seq"))
-    return {pk: LockedRun(run, stored.get(pk, set()), ends.get(pk))
-            for pk, run in runs.items()}
-
-
 def insert_events(rows: list[tuple[Run, dict[str, Any]]]) -> None:
     if not rows:
-        return
-    if not _postgres():
-        RunEvent.objects.bulk_create([RunEvent(run=run, seq=e["seq"], type=e["type"], data=e)
-                                      for run, e in rows])
         return
     # Arrays, not one VALUES row per event: the statement's text is the same for every
     # batch (psycopg parses it once; a long VALUES list was parsed anew each time).
@@ -102,10 +76,6 @@ def update_runs(runs: list[Run]) -> None:
     """Write what runs.lifecycle.apply_event changes (status, times, output, error,
     tokens) for each run, in one statement."""
     if not runs:
-        return
-    if not _postgres():
-        for run in runs:
-            run.save(update_fields=list(_APPLIED))
         return
     columns = list(zip(*((run.pk, run.status, run.started_at, run.finished_at, run.output,
                           None if run.error is None else json.dumps(run.error), run.tokens)

@@ -4,8 +4,7 @@ prepared (kionga.prepared_sql).
 One statement is atomic on its own: callers need no transaction around it.
 
 The rows are the ORM's own instances, built with every default and converted with
-each field's get_db_prep_save, so what is stored is what Model.save would store;
-another database than PostgreSQL (the SQLite demo) saves them through the ORM.
+each field's get_db_prep_save, so what is stored is what Model.save would store.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 
 from kionga import prepared_sql
 from kionga.models import AuditEvent
@@ -24,12 +23,6 @@ def insert_started(run: Run, credential: RunCredential, audit_row: AuditEvent) -
     """Store the three new rows (their auto_now_add times set here)."""
     prepared_sql.stamp([run, credential, audit_row])
     db = connections[DEFAULT_DB_ALIAS]  # once: each `connection.x` is a context lookup
-    if db.vendor != "postgresql":
-        with transaction.atomic():
-            run.save(force_insert=True)
-            credential.save(force_insert=True)
-            audit_row.save(force_insert=True)
-        return
     (run_sql, run_fields), (cred_sql, cred_fields), (audit_sql, audit_fields) = (
         _insert(type(row)) for row in (run, credential, audit_row))
     params = [f.get_db_prep_save(getattr(row, f.attname), db)

@@ -10,8 +10,7 @@ caller may not read: 404, as before. The token's last use is recorded as
 kionga.tokens.touch does (at most once a minute), its use in the run's project as
 kionga.access does (kionga.token_use), and the opening is counted by the API's
 throttles (429 throttled), after the token and before the run, where DRF counts them.
-Session callers (the canvas) take the ORM path in runs.views, and so does every caller
-on another database than PostgreSQL (the SQLite demo).
+Session callers (the canvas) take the ORM path in runs.views.
 
 An open stream asks the same query again now and then (runs.stream_access) with
 `after` RECHECK: the access alone, no event read and no request counted.

@@ -13,7 +13,6 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib import auth
 from django.contrib.auth.models import AnonymousUser, User
-from django.db import connection
 from django.http import HttpRequest, HttpResponseBase
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.decorators import api_view
@@ -27,11 +26,9 @@ from kionga.errors import APIError, api_error_response, invalid_field
 from kionga.models import Role
 from kionga.openapi import ERRORS, ok
 from kionga.request_body import parse
-from kionga.tokens import find_user_by_token
 from runs import idempotency, read, start_stream, stream_open
 from runs import openapi as doc
 from runs.cancel import do_cancel_run
-from runs.hot import token
 from runs.hot.start import check_throttles
 from runs.models import Run
 from runs.pooled import pooled
@@ -148,7 +145,7 @@ def _open_stream(request: HttpRequest, design_id: uuid.UUID, run_id: uuid.UUID,
     (runs.stream_open). `last` RECHECK: an open stream's re-check (runs.stream_access):
     the access alone, nothing counted."""
     header = request.headers.get("Authorization", "")
-    if header.lower().startswith("bearer ") and connection.vendor == "postgresql":
+    if header.lower().startswith("bearer "):
         return stream_open.open_with_token(header[7:].strip(), design_id, run_id, last)
     user = _authenticate(request)
     if last is not RECHECK:
@@ -158,12 +155,6 @@ def _open_stream(request: HttpRequest, design_id: uuid.UUID, run_id: uuid.UUID,
 
 
 def _authenticate(request: HttpRequest) -> User:
-    header = request.headers.get("Authorization", "")
-    if header.lower().startswith("bearer "):
-        user = find_user_by_token(header[7:].strip())
-        if user is None:
-            raise token.invalid_token()
-        return user
     session_user = _session_user(request)
     if isinstance(session_user, AnonymousUser) or not session_user.is_authenticated:
         raise APIError(401, "not_authenticated", "Authentication credentials were not provided.")

@@ -1,6 +1,6 @@
 """runs.credentials.find_credential: the one prepared read of a resource call (the
-credential, its run, the run's starter and the starter's role) says what the ORM's
-reads say, in every case the internal listener tells apart."""
+credential, its run, the run's starter and the starter's role) says, in every case the
+internal listener tells apart, what the rows say."""
 
 from __future__ import annotations
 
@@ -10,29 +10,34 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from kionga import prepared_sql
 from kionga.models import Membership, Project, Role
 from runs.credentials import find_credential, revoke_credential
+from runs.models import Run, RunCredential
 from tests.internal_helpers import start_run
 
 pytestmark = pytest.mark.django_db
 
 
-def _both(raw: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
-    """(prepared read, ORM read) of raw, as comparable tuples (None when not found)."""
-    def seen() -> Any:
-        found = find_credential(raw)
-        if found is None:
-            return None
-        run = found.run
-        return (run.pk, run.status, run.project_id, run.resources, found.revoked, found.live,
-                found.starter_role, run.created_by and run.created_by.username,
-                run.created_by and run.created_by.is_active)
-    prepared = seen()
-    monkeypatch.setattr(prepared_sql, "available", lambda: False)
-    orm = seen()
-    monkeypatch.undo()
-    return prepared, orm
+def _seen(raw: str) -> Any:
+    """The prepared read of raw as a comparable tuple (None when not found)."""
+    found = find_credential(raw)
+    if found is None:
+        return None
+    run = found.run
+    return (run.pk, run.status, run.project_id, run.resources, found.revoked, found.live,
+            found.starter_role, run.created_by and run.created_by.username,
+            run.created_by and run.created_by.is_active)
+
+
+def _stored(acme: Project, run_pk: Any, live: bool) -> Any:
+    """The same tuple from the rows, read one by one."""
+    run = Run.objects.select_related("created_by").get(pk=run_pk)
+    revoked = RunCredential.objects.get(run=run).revoked_at is not None
+    starter = run.created_by
+    role = None if starter is None else Membership.objects.filter(
+        project=acme, user=starter).values_list("role", flat=True).first()
+    return (run.pk, run.status, run.project_id, run.resources, revoked, live, role,
+            starter and starter.username, starter and starter.is_active)
 
 
 def _editor_removed(carol: User, acme: Project) -> None:
@@ -53,23 +58,23 @@ def _deleted(carol: User, acme: Project) -> None:
 
 @pytest.mark.parametrize("change", [None, _editor_removed, _made_viewer, _deactivated,
                                     _deleted])
-def test_it_reads_what_the_orm_reads(carol: User, acme: Project,
-                                     monkeypatch: pytest.MonkeyPatch,
-                                     change: Callable[[User, Project], None] | None) -> None:
+def test_it_reads_what_the_rows_say(carol: User, acme: Project,
+                                    change: Callable[[User, Project], None] | None) -> None:
     run, raw = start_run(carol, acme)
     if change is not None:
         change(carol, acme)
-    prepared, orm = _both(raw, monkeypatch)
-    assert prepared == orm and prepared is not None
+    assert _seen(raw) == _stored(acme, run.pk, live=True)
+    expected_role: dict[Callable[[User, Project], None] | None, str] = {
+        None: Role.EDITOR, _made_viewer: Role.VIEWER, _deactivated: Role.EDITOR}
+    assert _seen(raw)[6] == expected_role.get(change)
 
 
-def test_revoked_ended_and_unknown_credentials_read_alike(
-        carol: User, acme: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_revoked_ended_and_unknown_credentials(carol: User, acme: Project) -> None:
     run, raw = start_run(carol, acme)
     revoke_credential(run)
-    prepared, orm = _both(raw, monkeypatch)
-    assert prepared == orm and prepared[4] is True and prepared[5] is False
+    seen = _seen(raw)
+    assert seen == _stored(acme, run.pk, live=False) and seen[4] is True
     ended, ended_raw = start_run(carol, acme, status="completed")
-    prepared, orm = _both(ended_raw, monkeypatch)
-    assert prepared == orm and prepared[5] is False
-    assert _both(raw + "x", monkeypatch) == (None, None)
+    seen = _seen(ended_raw)
+    assert seen == _stored(acme, ended.pk, live=False) and seen[4] is False
+    assert _seen(raw + "x") is None

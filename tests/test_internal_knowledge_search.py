@@ -1,10 +1,10 @@
-"""kionga.knowledge on its own: PostgreSQL full-text search and the word-match fallback."""
+"""kionga.knowledge on its own: PostgreSQL full-text search."""
 
 from __future__ import annotations
 
 import pytest
 
-from kionga.knowledge import rank_by_words, search_documents
+from kionga.knowledge import search_documents
 from kionga.models import Project
 from kionga.resource_models import KnowledgeBase, KnowledgeDocument
 
@@ -55,16 +55,3 @@ def test_it_only_searches_the_given_knowledge_base(kb: KnowledgeBase, acme: Proj
     other = KnowledgeBase.objects.create(project=acme, key="other")
     KnowledgeDocument.objects.create(knowledge_base=other, title="Returns", text="returns")
     assert len(search_documents(kb, "returns", 10)) == 2
-
-
-def test_the_fallback_ranks_by_distinct_query_words(kb: KnowledgeBase) -> None:
-    found = rank_by_words(kb.documents.all(), "Return SHIPPING free", 10)
-    assert titles(found) == ["Return shipping"]
-    assert found[0]["score"] == 1.0
-
-
-def test_the_fallback_orders_ties_by_id_and_applies_the_limit(kb: KnowledgeBase) -> None:
-    found = rank_by_words(kb.documents.all(), "the at", 10)
-    assert titles(found) == ["Opening hours"]
-    assert titles(rank_by_words(kb.documents.all(), "within hiring", 10)) == ["Returns", "Jobs"]
-    assert titles(rank_by_words(kb.documents.all(), "within hiring", 1)) == ["Returns"]

@@ -93,11 +93,3 @@ def test_the_usual_bodies_are_hot() -> None:
         assert body.parse(json.dumps(unusual).encode()) is None
     assert body.parse(b"{not json") is None
 
-
-def test_other_databases_than_postgresql_are_djangos(monkeypatch: Any) -> None:
-    """The demo's SQLite: the hot statements are PostgreSQL's."""
-    from django.conf import settings as django_settings
-
-    monkeypatch.setitem(django_settings.DATABASES["default"], "ENGINE",
-                        "django.db.backends.sqlite3")
-    assert asgi.match(scope("POST", RUNS, authorization=f"Bearer {TOKEN}")) is None

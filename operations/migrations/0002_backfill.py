@@ -9,9 +9,6 @@ from django.utils import timezone
 
 
 def backfill(apps, schema_editor):
-    # PostgreSQL only: the demo's SQLite keeps no rollups (operations.rollups).
-    if schema_editor.connection.vendor != "postgresql":
-        return
     from operations.rollups import KEEP, do_rebuild
 
     schema_editor.execute("ALTER TABLE operations_rollup SET (fillfactor = 70)")

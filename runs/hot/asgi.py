@@ -41,7 +41,7 @@ _EVENTS: Final = re.compile(rf"/api/v1/agent-designs/({_UUID})/runs/({_UUID})/ev
 
 def match(scope: Scope) -> Handler | None:
     """A handler for an eligible runs request, None for everything else."""
-    if not _on_postgresql() or _token(scope) is None or _has(scope, b"cookie"):
+    if _token(scope) is None or _has(scope, b"cookie"):
         return None
     method, path = scope.get("method"), scope.get("path", "")
     if method == "POST" and _RUNS.fullmatch(path) and not _has(scope, b"idempotency-key"):
@@ -115,11 +115,6 @@ async def follow_run(scope: Scope, receive: Receive, send: Send, django: App) ->
         await hot_http.answer_stream(send, receive, 200, counted(events, release))
     finally:
         release()  # also when the stream never started (the client left first)
-
-
-def _on_postgresql() -> bool:
-    # From settings, not `connection`: no database wrapper for the event loop's thread.
-    return bool(settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql")
 
 
 def _token(scope: Scope) -> str | None:
