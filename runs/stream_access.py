@@ -5,7 +5,7 @@ A stream lives for minutes, and what let it open may end meanwhile: the token re
 person removed from the project or deactivated, the session signed out. Every
 KIONGA_STREAM_RECHECK_SECONDS the stream asks the same access function that opened it
 (runs.stream_open's one query for a token, on either path; the ORM check of
-runs.views for a session or on another database), without counting a request. When
+runs.views for a session), without counting a request. When
 that refuses, the stream's last frame is an SSE comment with the refusal's code and
 message, `: closed <code>: <message>`, and the answer ends; a client that reconnects
 gets the refusal itself (401 or 404). A comment, not an event: clients that read
