@@ -1,6 +1,7 @@
 """bin/demo's embedded PostgreSQL (kionga.embedded_postgres), started as bin/demo starts
 it, in a fresh directory: the migrations apply, the operations dashboards answer (the API's
-and the admin's), and the data is still there after a restart."""
+and the admin's), and the data is still there after a restart. What an interrupted first
+start left is made anew; another PostgreSQL version's data is refused, not touched."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from pathlib import Path
 
 import psycopg
 import pytest
+
+from kionga import embedded_postgres
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -109,6 +112,8 @@ def demo() -> Iterator[Demo]:
 
 
 def test_the_demo_runs_on_its_embedded_postgresql(demo: Demo) -> None:
+    (demo.work / "postgres.init").mkdir()  # an interrupted first start's leftovers
+    (demo.work / "postgres.init" / "PG_VERSION").write_text("18\n")
     demo.start()
     version = demo.query("SHOW server_version_num")[0][0]
     assert int(str(version)) >= 180000
@@ -122,3 +127,12 @@ def test_the_demo_runs_on_its_embedded_postgresql(demo: Demo) -> None:
     demo.start()  # the same directory: nothing made anew
     assert demo.query("SELECT count(*) FROM auth_user WHERE username = 'demo'") == [(1,)]
     assert not (demo.work / "postgres.init").exists()
+
+
+def test_another_versions_data_is_refused(tmp_path: Path) -> None:
+    data = tmp_path / "postgres"
+    data.mkdir()
+    (data / "PG_VERSION").write_text("16\n")
+    with pytest.raises(SystemExit, match="holds PostgreSQL 16 data"):
+        embedded_postgres.ensure_data_dir(data, None)
+    assert [p.name for p in data.iterdir()] == ["PG_VERSION"]
