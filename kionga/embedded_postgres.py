@@ -22,6 +22,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Final
 
+from runner.env import Env
+
 # KIONGA_EMBEDDED_POSTGRES_PORT chooses another (bin/demo).
 DEFAULT_PORT: Final = 5490
 DATABASE: Final = "kionga"
@@ -118,7 +120,7 @@ def _demote(user: pwd.struct_passwd | None) -> Callable[[], None] | None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    port = int(os.environ.get("KIONGA_EMBEDDED_POSTGRES_PORT") or DEFAULT_PORT)
+    port = Env().integer("KIONGA_EMBEDDED_POSTGRES_PORT", DEFAULT_PORT, within=(1, 65535))
     parser.add_argument("--port", type=int, default=port)
     parser.add_argument("--dir", type=Path, default=Path("var/postgres"))
     parser.add_argument("--url", action="store_true", help="print the DATABASE_URL and exit")
