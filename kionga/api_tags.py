@@ -74,6 +74,8 @@ _GROUPS: Final[dict[str, dict[str, str]]] = {
         "get_run": "Read a run with its events",
         "cancel_run": "Cancel a run",
         "run_events": "Read or stream a run's events",
+        "list_run_nodes": "List a run's node records (inputs, outputs, tokens, time)",
+        "get_run_node": "Read every attempt of one node of a run",
         "start_version_run": "Start a run of a published version",
     },
     "evaluations": {
