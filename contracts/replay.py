@@ -30,7 +30,7 @@ def upstream(graph: dict[str, Any], node_id: str) -> set[str]:
     """`node_id` and every node it depends on (a path of edges leads from it to the node)."""
     sources: dict[str, list[str]] = {}
     for edge in graph["edges"]:
-        sources.setdefault(edge["target"], []).append(edge["source"])
+        sources.setdefault(edge["to"], []).append(edge["from"])
     seen = {node_id}
     todo = [node_id]
     while todo:
@@ -60,7 +60,7 @@ def changed_upstream(recorded: dict[str, Any], current: dict[str, Any],
 def _targets(graph: dict[str, Any]) -> dict[str, list[str]]:
     targets: dict[str, list[str]] = {}
     for edge in graph["edges"]:
-        targets.setdefault(edge["source"], []).append(edge["target"])
+        targets.setdefault(edge["from"], []).append(edge["to"])
     return targets
 
 
@@ -69,8 +69,8 @@ def _shapes(graph: dict[str, Any]) -> dict[str, Shape]:
     the default, as in contracts.hashing) and its inbound edges with their ports."""
     inbound: dict[str, list[tuple[str, str, str]]] = {}
     for edge in graph["edges"]:
-        inbound.setdefault(edge["target"], []).append(
-            (str(edge["source"]), str(edge.get("from_port") or ""), str(edge.get("to_port") or "")))
+        inbound.setdefault(edge["to"], []).append(
+            (str(edge["from"]), str(edge.get("from_port") or ""), str(edge.get("to_port") or "")))
     shapes: dict[str, Shape] = {}
     for node in graph["nodes"]:
         config = node.get("config") or {}

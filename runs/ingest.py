@@ -153,6 +153,8 @@ def store_entries(entries: list[Entry]) -> Outcome:
             accepted.append(checked)
         else:
             outcome.rejected.append(checked)
+    # Records first: when a run's ending is stored, the records sent before it are too.
+    _store_records(records, outcome)
     by_run = _by_run(accepted, outcome.rejected)
     try:
         # One transaction (one durable commit) for the whole batch, whatever its
@@ -164,14 +166,13 @@ def store_entries(entries: list[Entry]) -> Outcome:
                     len(accepted))
         for run_id, items in by_run.items():
             outcome.stored += _store_run_isolated(run_id, items, outcome)
-    _store_records(records, outcome)
     return outcome
 
 
 def _store_records(records: list[tuple[Entry, node_records.RecordRow]],
                    outcome: Outcome) -> None:
-    """After the events (a record's run exists before any of its events): the ones the
-    database refuses are dead-lettered, their runs left alone."""
+    """The records of runs that exist; the ones the database refuses are dead-lettered,
+    their runs left alone."""
     refused = node_records.store([row for _entry, row in records], REFUSED)
     for entry, row in records:
         if row in refused:
