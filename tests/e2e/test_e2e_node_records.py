@@ -14,6 +14,7 @@ import pytest
 from kionga.resource_models import ModelEndpoint
 from runs.models import NodeRecord, Run
 from tests.conftest import Api
+from tests.e2e.cli_kit import Kionga
 from tests.e2e.conftest import Http
 from tests.e2e.helpers import schema_problems, wait_stored
 from tests.loopback import QuietHandler, serving
@@ -195,3 +196,18 @@ def test_no_record_holds_the_model_key(stack: Stack, api: Api, alice: Any, acme:
     answers = [http.client.get(nodes_url(design_id, run["id"])).text] + [
         http.client.get(nodes_url(design_id, run["id"]) + f"/{n}").text for n in ("m1", "m2")]
     assert all(CANARY not in text for text in answers)
+
+
+def test_kionga_run_from_a_node(stack: Stack, api: Api, alice: Any, acme: Any,
+                                model: Upstream) -> None:
+    token = api.token_for(alice)
+    http, kionga = Http(stack, token), Kionga(stack, token)
+    design_id = http.create_design(acme.pk, two_models())
+    first = kionga("run", design_id, "--input", "hello")["data"]
+    assert first["output"] == "answer 2: answer 1: Say hello"
+    again = kionga("run", design_id[:8], "--from-run", first["run_id"][:8],
+                   "--from-node", "m2")["data"]
+    assert again["output"] == "answer 3: answer 1: Say hello" and model.calls == 3
+    assert again["from_run"] == first["run_id"]
+    refused = kionga("run", design_id, "--from-run", first["run_id"], code=2)
+    assert refused["error"]["code"] == "USAGE"
