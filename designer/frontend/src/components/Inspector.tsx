@@ -8,6 +8,7 @@ import type { Tab } from "../store/state";
 import { ConfigForm } from "./ConfigForm";
 import { ConnectForm, GraphSettingsForm, IssueList, KeyHelp } from "./InspectorParts";
 import { Lifecycle } from "./Lifecycle";
+import { NodeRecords } from "./NodeRecords";
 import { RunPanel } from "./RunPanel";
 
 const TAB_LABEL: Record<Tab, string> = { inspect: "Inspect", run: "Run", publish: "Publish" };
@@ -72,7 +73,11 @@ function InspectTab({ pinned }: { pinned: PinnedIssues }) {
                       onGroup={(v) => s.updateNode(selected.id, (d) => ({ ...d, group: v }))}
                       onConfig={(k, v) => s.updateNode(selected.id, (d) => ({ ...d, config: { ...d.config, [k]: v } }))} />
           <ConnectForm node={selected} nodes={s.nodes} registry={s.registry} onConnect={s.connect} />
-          {run && (
+          {s.runView?.runId ? (
+            <NodeRecords designId={s.design.id} runId={s.runView.runId} nodeId={selected.id} state={run}
+                         runEnded={!["starting", "running"].includes(s.runView.status)} canEdit={s.canEdit}
+                         onRerun={() => s.requestRerun({ fromRun: s.runView!.runId!, fromNode: selected.id })} />
+          ) : run && (
             <div className="preview-box"><h3>Last run</h3>
               <pre>{run.error ?? run.text ?? run.preview ?? run.status}</pre>
             </div>

@@ -40,6 +40,8 @@ export interface GraphState {
   notice: Notice | null;
   tab: Tab;
   runView: RunView | null;
+  /** A re-run the Inspector asked for; the run panel starts it and clears it. */
+  rerun: { fromRun: string; fromNode: string } | null;
 
   say: (text: string, kind?: Notice["kind"]) => void;
   dismiss: () => void;
@@ -47,6 +49,7 @@ export interface GraphState {
   setName: (name: string) => void;
   setDesign: (design: Design) => void;
   setRunView: (view: RunView | null) => void;
+  requestRerun: (rerun: { fromRun: string; fromNode: string } | null) => void;
   /** Push the current graph on the undo stack (once per tick, however many edits follow). */
   remember: () => void;
   undo: () => void;
