@@ -57,6 +57,8 @@ _GROUPS: Final[dict[str, dict[str, str]]] = {
         "save_design": "Save a new revision of a design",
         "validate_design": "Validate a design's saved revision or a canvas",
         "validate_graph": "Validate an unsaved graph",
+        "diff_design": "Compare two revisions or versions of a design",
+        "restore_revision": "Restore an old revision as the next one",
     },
     "components": {
         "components": "Read the component registry",
