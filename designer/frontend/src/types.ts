@@ -191,6 +191,25 @@ export interface NodeRecord {
   reused_from: string | null;
 }
 
+/** One side's change of a field (GET /agent-designs/{id}/diff). */
+export interface FieldChange {
+  field: string;
+  before: unknown;
+  after: unknown;
+  cosmetic: boolean;
+}
+
+export interface GraphDiff {
+  from: string;
+  to: string;
+  nodes: { added: { id: string; kind: string }[]; removed: { id: string; kind: string }[];
+           changed: { id: string; changes: FieldChange[] }[] };
+  edges: { added: { from: string; to: string; from_port: string }[];
+           removed: { from: string; to: string; from_port: string }[] };
+  settings: FieldChange[];
+  behaviour_changed: boolean;
+}
+
 export interface Template {
   id: string;
   name: string;

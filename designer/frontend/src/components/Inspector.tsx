@@ -9,6 +9,7 @@ import { ConfigForm } from "./ConfigForm";
 import { ConnectForm, GraphSettingsForm, IssueList, KeyHelp } from "./InspectorParts";
 import { Lifecycle } from "./Lifecycle";
 import { NodeRecords } from "./NodeRecords";
+import { RevisionHistory } from "./RevisionHistory";
 import { RunPanel } from "./RunPanel";
 
 const TAB_LABEL: Record<Tab, string> = { inspect: "Inspect", run: "Run", publish: "Publish" };
@@ -38,7 +39,12 @@ export function Inspector({ pinned }: { pinned: PinnedIssues }) {
           <RunPanel designId={design.id} nodeIds={nodes.map((n) => n.id)} dirty={dirty} canEdit={canEdit}
                     saveFirst={() => save()} onView={setRunView} />
         </div>
-        {tab === "publish" && <Lifecycle design={design} dirty={dirty} canEdit={canEdit} onDesign={setDesign} />}
+        {tab === "publish" && (
+          <>
+            <Lifecycle design={design} dirty={dirty} canEdit={canEdit} onDesign={setDesign} />
+            <RevisionHistory />
+          </>
+        )}
       </div>
     </aside>
   );

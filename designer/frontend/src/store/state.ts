@@ -82,6 +82,8 @@ export interface SaveState {
   setReport: (report: { report: Report; doc: GraphDoc } | null, validating: boolean) => void;
   setValidating: (validating: boolean) => void;
   save: (revision?: number) => Promise<boolean>;
+  /** Show a design as saved by the gateway (its graph replaces the editor's; Undo brings it back). */
+  loadSaved: (design: Design, message: string) => void;
   reloadTheirs: () => void;
   reapplyMine: () => Promise<boolean>;
 }
