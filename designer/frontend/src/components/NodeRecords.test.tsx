@@ -81,3 +81,13 @@ describe("node records", () => {
     expect(view.nodes.get("p")).toMatchObject({ tokens: 0, ms: 0, reused: true });
   });
 });
+
+describe("a skipped node", () => {
+  it("says so without asking for records", () => {
+    const urls = serve([record()]);
+    render(<NodeRecords designId="d1" runId="r1" nodeId="m1" state={{ status: "skipped" }}
+                        runEnded canEdit onRerun={() => undefined} />);
+    expect(screen.getByTestId("node-records").textContent).toContain("This node was skipped in this run.");
+    expect(urls).toEqual([]);
+  });
+});

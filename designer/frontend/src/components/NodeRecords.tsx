@@ -22,21 +22,23 @@ interface Props {
 export function NodeRecords({ designId, runId, nodeId, state, runEnded, canEdit, onRerun }: Props) {
   const [attempts, setAttempts] = useState<NodeRecord[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const skipped = state?.status === "skipped";
   const settled = state?.status === "completed" || state?.status === "failed" || runEnded;
   useEffect(() => {
     setAttempts(null);
     setError(null);
-    if (!settled) return;
+    if (!settled || skipped) return;
     let live = true;
     api<{ attempts: NodeRecord[] }>("GET", `/agent-designs/${designId}/runs/${runId}/nodes/${nodeId}`)
       .then((d) => { if (live) setAttempts(d.attempts); },
             (e) => { if (live) setError(e instanceof ApiError && e.status === 404 ? "No record of this node in this run." : String(e)); });
     return () => { live = false; };
-  }, [designId, runId, nodeId, settled, state?.status]);
+  }, [designId, runId, nodeId, settled, skipped, state?.status]);
   return (
     <section className="node-records" aria-label="Node records" data-testid="node-records">
       <h3>Run {runId.slice(0, 8)}</h3>
-      {!settled && <p className="muted small">{state ? `This node is ${state.status}…` : "This node has not run yet."}</p>}
+      {skipped ? <p className="muted small">This node was skipped in this run.</p>
+        : !settled && <p className="muted small">{state ? `This node is ${state.status}…` : "This node has not run yet."}</p>}
       {error && <p className="muted small">{error}</p>}
       {attempts?.map((a) => <Attempt key={a.attempt} record={a} />)}
       {canEdit && runEnded && (
