@@ -158,3 +158,19 @@ def test_kionga_run_from_a_node(stack: Stack, api: Api, alice: Any, acme: Any,
     assert again["from_run"] == first["run_id"]
     refused = kionga("run", design_id, "--from-run", first["run_id"], code=2)
     assert refused["error"]["code"] == "USAGE"
+
+
+def test_a_version_run_keeps_records_too(stack: Stack, api: Api, alice: Any, acme: Any,
+                                         model: Upstream) -> None:
+    http = Http(stack, api.token_for(alice))
+    design_id = http.create_design(acme.pk, two_models())
+    published = http.client.post(f"/api/v1/agent-designs/{design_id}/publish",
+                                 json={"revision": 1})
+    assert published.status_code == 201, published.text
+    started = http.client.post(f"/api/v1/agent-versions/{published.json()['id']}/runs",
+                               json={"input": "hi"})
+    assert started.status_code == 201, started.text
+    run = wait_stored(http, design_id, started.json()["id"])
+    assert run["status"] == "completed" and run["version_id"] == published.json()["id"]
+    listed = http.client.get(nodes_url(design_id, run["id"])).json()["nodes"]
+    assert sorted(n["node_id"] for n in listed) == ["input", "m1", "m2", "output", "p"]
