@@ -13,7 +13,7 @@ from runs.models import NodeRecord, Run
 from tests.conftest import Api
 from tests.e2e.cli_kit import Kionga
 from tests.e2e.conftest import Http
-from tests.e2e.helpers import schema_problems, wait_stored
+from tests.e2e.helpers import schema_problems, wait_for, wait_stored
 from tests.e2e.replay_kit import CANARY, Upstream, counting_model, two_models
 from tests.stack import Stack
 
@@ -174,3 +174,23 @@ def test_a_version_run_keeps_records_too(stack: Stack, api: Api, alice: Any, acm
     assert run["status"] == "completed" and run["version_id"] == published.json()["id"]
     listed = http.client.get(nodes_url(design_id, run["id"])).json()["nodes"]
     assert sorted(n["node_id"] for n in listed) == ["input", "m1", "m2", "output", "p"]
+
+
+def test_an_evaluation_cases_run_keeps_records_too(stack: Stack, api: Api, alice: Any,
+                                                   acme: Any, model: Upstream) -> None:
+    http = Http(stack, api.token_for(alice))
+    design_id = http.create_design(acme.pk, two_models())
+    cases = [{"id": "c1", "name": "c1", "input": "hi", "expected": {"calls": ["m1", "m2"]}}]
+    saved = http.client.put(f"/api/v1/agent-designs/{design_id}/fixtures",
+                            json={"revision": 0, "cases": cases})
+    assert saved.status_code == 200, saved.text
+    started = http.client.post(f"/api/v1/agent-designs/{design_id}/evaluations", json={})
+    assert started.status_code == 201, started.text
+    url = f"/api/v1/agent-evaluations/{started.json()['id']}"
+    done = wait_for(lambda: (e := http.client.get(url).json())["status"] not in (
+        "queued", "running") and e, timeout=90)
+    [case] = done["cases"]
+    assert case["run_id"], done
+    records = wait_for(lambda: http.client.get(nodes_url(design_id, case["run_id"])).json()[
+        "nodes"])
+    assert sorted(n["node_id"] for n in records) == ["input", "m1", "m2", "output", "p"]
