@@ -141,3 +141,31 @@ TEMPLATE_LIST = obj({"templates": {"type": "array", "items": obj({
     "id": STRING, "name": STRING, "description": STRING, "example_input": STRING,
     "graph": GRAPH,
 })}})
+
+_CHANGE: dict[str, Any] = {
+    "type": "object", "required": ["field", "before", "after", "cosmetic"],
+    "properties": {"field": {"type": "string"}, "before": {}, "after": {},
+                   "cosmetic": {"type": "boolean"}},
+}
+_EDGES: dict[str, Any] = {"type": "array", "items": {"type": "object", "properties": {
+    "from": {"type": "string"}, "from_port": {"type": "string"}, "to": {"type": "string"},
+    "to_port": {"type": "string"}}}}
+_NODES: dict[str, Any] = {"type": "array", "items": {"type": "object", "properties": {
+    "id": {"type": "string"}, "kind": {"type": "string"}, "config": {"type": "object"}}}}
+DIFF: dict[str, Any] = {
+    "type": "object",
+    "required": ["design_id", "from", "to", "nodes", "edges", "settings", "from_sha256",
+                 "to_sha256", "behaviour_changed"],
+    "properties": {
+        "design_id": {"type": "string"}, "from": {"type": "string"}, "to": {"type": "string"},
+        "nodes": {"type": "object", "properties": {
+            "added": _NODES, "removed": _NODES,
+            "changed": {"type": "array", "items": {"type": "object", "properties": {
+                "id": {"type": "string"}, "changes": {"type": "array", "items": _CHANGE}}}}}},
+        "edges": {"type": "object", "properties": {"added": _EDGES, "removed": _EDGES}},
+        "settings": {"type": "array", "items": _CHANGE},
+        "from_sha256": {"type": "string"}, "to_sha256": {"type": "string"},
+        "behaviour_changed": {"type": "boolean",
+                              "description": "False for a cosmetic edit (names, positions)."},
+    },
+}

@@ -56,3 +56,7 @@ class PublishSerializer(serializers.Serializer):
     evaluation_id = StrictCharField(required=False, allow_null=True, default=None,
                                     max_length=200,
                                     help_text="The evaluation that gates this publish.")
+
+
+class RestoreRevisionSerializer(serializers.Serializer):
+    revision = StrictIntegerField(help_text="The revision you read; a stale one is 409.")

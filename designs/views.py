@@ -13,8 +13,13 @@ from rest_framework.response import Response
 
 from contracts.registry import registry_document
 from designs import actions
+from designs import diff as diffs
 from designs import openapi as doc
-from designs.serializers import CreateDesignSerializer, SaveDesignSerializer
+from designs.serializers import (
+    CreateDesignSerializer,
+    RestoreRevisionSerializer,
+    SaveDesignSerializer,
+)
 from designs.starter_templates import template_list
 from designs.validation import revision_report
 from kionga.access import check_project_access
@@ -101,3 +106,26 @@ def validate_saved(request: Request, design_id: uuid.UUID) -> Response:
         return Response(revision_report(found.current(), found.project).to_dict())
     graph = actions.check_graph_document(body)
     return Response(actions.graph_report(graph, found.project).to_dict())
+
+
+FROM = OpenApiParameter("from", str, required=True,
+                        description="A revision number (3) or a version of the design (v2).")
+TO = OpenApiParameter("to", str, required=True, description="As `from`.")
+
+
+@extend_schema(parameters=[FROM, TO], responses={200: ok(doc.DIFF), **ERRORS},
+               operation_id="diff_design")
+@api_view(["GET"])
+def diff(request: Request, design_id: uuid.UUID) -> Response:
+    return Response(diffs.check_diff(request.user, design_id, request.query_params.get("from"),
+                                     request.query_params.get("to")))
+
+
+@extend_schema(request=RestoreRevisionSerializer, responses={200: ok(doc.DESIGN), **ERRORS},
+               operation_id="restore_revision")
+@api_view(["POST"])
+def restore(request: Request, design_id: uuid.UUID, number: int) -> Response:
+    body = parse(RestoreRevisionSerializer, request.data)
+    assert isinstance(request.user, User)
+    saved = diffs.do_restore_revision(request.user, design_id, number, body["revision"])
+    return Response(actions.design_dict(saved))

@@ -57,6 +57,8 @@ _GROUPS: Final[dict[str, dict[str, str]]] = {
         "save_design": "Save a new revision of a design",
         "validate_design": "Validate a design's saved revision or a canvas",
         "validate_graph": "Validate an unsaved graph",
+        "diff_design": "Compare two revisions or versions of a design",
+        "restore_revision": "Restore an old revision as the next one",
     },
     "components": {
         "components": "Read the component registry",
@@ -74,6 +76,8 @@ _GROUPS: Final[dict[str, dict[str, str]]] = {
         "get_run": "Read a run with its events",
         "cancel_run": "Cancel a run",
         "run_events": "Read or stream a run's events",
+        "list_run_nodes": "List a run's node records (inputs, outputs, tokens, time)",
+        "get_run_node": "Read every attempt of one node of a run",
         "start_version_run": "Start a run of a published version",
     },
     "evaluations": {

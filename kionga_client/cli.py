@@ -258,12 +258,22 @@ def validate(gw: Gateway, out: Out, target: str, project: int | None) -> ops.Res
 @click.option("--detach", is_flag=True, help="Answer the run_id at once; do not follow.")
 @click.option("--session", "session_id", help="Conversation session id.")
 @click.option("--idempotency-key", help="Retry safely: the same key starts one run.")
+@click.option("--from-run", "from_run",
+              help="Re-run: repeat this run's recorded outputs (its ID or a unique prefix).")
+@click.option("--from-node", "from_node",
+              help="Re-run from this node: it and every node after it run again.")
 @common("run")
 def run(gw: Gateway, out: Out, design_id: str, text: str, version: int | None, yes: bool,
         allow_side_effects: bool, dry_run: bool, detach: bool, session_id: str | None,
-        idempotency_key: str | None) -> ops.Result:
-    """Run a design (or one of its versions) and follow it to the end."""
+        idempotency_key: str | None, from_run: str | None,
+        from_node: str | None) -> ops.Result:
+    """Run a design (or one of its versions) and follow it to the end; with --from-run
+    and --from-node, again from that node (or resume a failed run from its failed node):
+    the nodes before it repeat their recorded outputs without calling anything."""
     design_id = ids.design(gw, design_id)
+    rerun = ops.check_rerun(from_run, from_node)
+    if rerun is not None:
+        rerun["from_run"] = ids.run(gw, rerun["from_run"], design_id)[0]
     plan = ops.run_plan(gw, design_id, version).data
     warnings = ops.side_effect_warnings(plan)
     ops.check_plan(plan)
@@ -281,12 +291,13 @@ def run(gw: Gateway, out: Out, design_id: str, text: str, version: int | None, y
     if detach or plan["version_id"] is not None:
         started = ops.run_start(gw, design_id, text, plan=plan,
                                 allow_side_effects=allow_side_effects,
-                                session_id=session_id, idempotency_key=idempotency_key)
+                                session_id=session_id, idempotency_key=idempotency_key,
+                                rerun=rerun)
     else:  # start and follow in one request
         started, events = ops.run_start_streaming(
             gw, design_id, text, plan=plan, allow_side_effects=allow_side_effects,
             session_id=session_id, idempotency_key=idempotency_key,
-            on_reconnect=stream_dropped(out))
+            on_reconnect=stream_dropped(out), rerun=rerun)
     out.log(f"run {started['run_id']} started")
     if detach:
         return ops.Result(started, warnings)

@@ -70,7 +70,8 @@ def _run(gw: Gateway, a: Args) -> ops.Result:
     plan = _run_preview(gw, a)
     started = ops.run_start(gw, a["design_id"], a.get("input", ""), plan=plan,
                             allow_side_effects=bool(a.get("allow_side_effects")),
-                            idempotency_key=a.get("idempotency_key"))
+                            idempotency_key=a.get("idempotency_key"),
+                            rerun=ops.check_rerun(a.get("from_run"), a.get("from_node")))
     if a.get("detach"):
         return ops.Result(started, ops.side_effect_warnings(plan))
     for _ in ops.follow(gw, a["design_id"], started["run_id"]):
@@ -90,8 +91,12 @@ def _run_preview(gw: Gateway, a: Args) -> dict[str, Any]:
                           data=plan)
     effects = "; ".join(e["what"] for e in plan["side_effects"]) or "none"
     what = (f"version {a['version']}" if a.get("version") else f"revision {plan['revision']}")
-    return {**plan, "will": f"start a run of design {a['design_id']} {what} with input "
-            f"{a.get('input', '')!r}; side effects: {effects}"}
+    rerun = ops.check_rerun(a.get("from_run"), a.get("from_node"))
+    start = (f"with input {a.get('input', '')!r}" if rerun is None else
+             f"from node {rerun['from_node']!r}, repeating run {rerun['from_run']}'s recorded "
+             "outputs before it")
+    return {**plan, "will": f"start a run of design {a['design_id']} {what} {start}; "
+            f"side effects: {effects}"}
 
 
 def _design_preview(gw: Gateway, a: Args) -> dict[str, Any]:
@@ -168,9 +173,12 @@ TOOLS: list[ToolSpec] = [
                                              revision=a["revision"], name=a.get("name"),
                                              require_evaluation=a.get("require_evaluation")),
              side_effect=True, preview=_previewed("save revision {revision} + 1")),
-    ToolSpec("run", "Run a design (or version N) and wait for its end, or detach.",
+    ToolSpec("run", "Run a design (or version N) and wait for its end, or detach. With "
+             "from_run and from_node: again from that node (or resume a failed run from its "
+             "failed node); the nodes before it repeat from_run's recorded outputs.",
              {"design_id": STR, "input": STR, "version": INT, "allow_side_effects": BOOL,
-              "detach": BOOL, "idempotency_key": STR}, ("design_id",), _run,
+              "detach": BOOL, "idempotency_key": STR, "from_run": STR, "from_node": STR},
+             ("design_id",), _run,
              side_effect=True, destructive=True, preview=_run_preview),
     ToolSpec("runs_cancel", "Cancel a run.", {"run_id": STR, "design_id": STR}, ("run_id",),
              lambda gw, a: ops.run_cancel(gw, a["run_id"], a.get("design_id")),

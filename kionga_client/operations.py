@@ -302,28 +302,45 @@ def side_effect_warnings(plan: dict[str, Any]) -> list[dict[str, str]]:
 
 def run_start(gw: Gateway, design_id: str, text: str, *, plan: dict[str, Any],
               allow_side_effects: bool = False, session_id: str | None = None,
-              idempotency_key: str | None = None) -> dict[str, Any]:
-    """Start a run of the planned revision (or version); the run as the gateway answers."""
+              idempotency_key: str | None = None,
+              rerun: dict[str, str] | None = None) -> dict[str, Any]:
+    """Start a run of the planned revision (or version); the run as the gateway answers.
+    `rerun` ({from_run, from_node}): repeat that run's recorded outputs of the nodes
+    before from_node (see check_rerun)."""
     headers = {"Idempotency-Key": idempotency_key} if idempotency_key else None
     if plan["version_id"] is not None:
         run = gw.request("POST", f"/agent-versions/{plan['version_id']}/runs",
-                         json=_start_body(text, session_id), not_found="VERSION_NOT_FOUND",
-                         headers=headers)
+                         json=_start_body(text, session_id, rerun=rerun),
+                         not_found="VERSION_NOT_FOUND", headers=headers)
     else:
         run = gw.request("POST", f"/agent-designs/{design_id}/runs",
-                         json=_start_body(text, session_id, plan, allow_side_effects),
+                         json=_start_body(text, session_id, plan, allow_side_effects, rerun),
                          not_found="DESIGN_NOT_FOUND", headers=headers)
     return _run_data(run)
 
 
+def check_rerun(from_run: str | None, from_node: str | None) -> dict[str, str] | None:
+    """A re-run's part of a start's body, or None: from_run and from_node go together.
+    The gateway runs from_node and every node after it; the others repeat their outputs
+    recorded in from_run (no call, no tokens); it takes from_run's input."""
+    if from_run is None and from_node is None:
+        return None
+    if from_run is None or from_node is None:
+        raise KiongaError("USAGE", "A re-run needs both --from-run and --from-node.")
+    return {"from_run": from_run, "from_node": from_node}
+
+
 def _start_body(text: str, session_id: str | None, plan: dict[str, Any] | None = None,
-                allow_side_effects: bool = False) -> dict[str, Any]:
+                allow_side_effects: bool = False,
+                rerun: dict[str, str] | None = None) -> dict[str, Any]:
     """A start's body; with the `plan` of a design run, its revision and side effects."""
     body: dict[str, Any] = {"input": text}
     if session_id:
         body["session_id"] = session_id
     if plan is not None:
         body.update(revision=plan["revision"], allow_side_effects=allow_side_effects)
+    if rerun is not None:
+        body.update(rerun)
     return body
 
 
@@ -331,6 +348,7 @@ def run_start_streaming(gw: Gateway, design_id: str, text: str, *, plan: dict[st
                         allow_side_effects: bool = False, session_id: str | None = None,
                         idempotency_key: str | None = None,
                         on_reconnect: Callable[[int | None], None] | None = None,
+                        rerun: dict[str, str] | None = None,
                         ) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
     """Start a run of the planned revision and follow it in the same request (`POST
     …/runs` with `Accept: text/event-stream`): the run as the gateway answers it, and its
@@ -345,7 +363,7 @@ def run_start_streaming(gw: Gateway, design_id: str, text: str, *, plan: dict[st
     try:
         source = stream.enter_context(connect_sse(
             gw.http, "POST", f"/api/v1/agent-designs/{design_id}/runs",
-            json=_start_body(text, session_id, plan, allow_side_effects), headers=headers,
+            json=_start_body(text, session_id, plan, allow_side_effects, rerun), headers=headers,
             timeout=httpx.Timeout(gw.settings.timeout, read=60.0)))
         if not source.response.is_success:
             source.response.read()

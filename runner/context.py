@@ -58,7 +58,8 @@ class NodeOutput:
     text: str | None = None  # model nodes: the full text, redacted into node.completed
     iterations: int | None = None  # map and loop
     tokens: int = 0
-    reason: str | None = None  # approvals: approved, rejected or expired
+    reason: str | None = None  # approvals: approved, rejected or expired; reused (a re-run)
+    cost: float = 0.0  # what the gateway billed for the node's model call (its records)
 
 
 @dataclass(slots=True)

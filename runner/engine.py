@@ -3,7 +3,8 @@
     result = await run_graph(request, resources=client, emit=sink, cancel=event)
 
 `emit` (a plain function) receives every event dict (run-event.v1) in seq order,
-made storable (contracts.text). Exactly one terminal event (run.completed,
+made storable (contracts.text); `record` (optional) one record per node attempt
+(runner.records), never an event. Exactly one terminal event (run.completed,
 run.failed or run.cancelled) is emitted, last; nothing follows it. If `emit` raises,
 events are being lost: the graph is stopped and the run fails (reason events_lost).
 The gateway computes cost from `usage.tokens`; the engine does not.
@@ -25,6 +26,7 @@ from runner.context import RunContext, RunSubflow, SubflowOutcome
 from runner.events import EmitFn, Emitter, ForwardingEmitter
 from runner.failures import ERROR_PORT_CODES, NodeFailure
 from runner.plan import InvalidGraph, Plan, compile_graph
+from runner.records import Recorder, RecordFn
 from runner.redact import Redactor
 from runner.request import RunRequest, RunResult
 from runner.resources import ResourceClient
@@ -43,6 +45,7 @@ async def run_graph(
     emit: EmitFn | None,
     cancel: asyncio.Event | None = None,
     backend: ModelBackend | None = None,
+    record: RecordFn | None = None,
 ) -> RunResult:
     lost = asyncio.Event()
     emitter = Emitter(emit, on_failure=lost.set)
@@ -81,8 +84,9 @@ async def run_graph(
     ctx = RunContext(request, resources, backend or make_backend(request.llm), redactor,
                      emitter, _unavailable, request.input, cancel, request.scripted_approvals)
     ctx.run_subflow = _Subflows(request).bind(ctx, depth=1)
-    main = asyncio.ensure_future(_timed(Scheduler(plan, ctx, budgets, request.stop_after),
-                                        budgets))
+    scheduler = Scheduler(plan, ctx, budgets, request.stop_after,
+                          recorder=Recorder(record, redactor), reuse=request.reuse)
+    main = asyncio.ensure_future(_timed(scheduler, budgets))
     try:
         ending = await _supervise(main, cancel, lost)
     except asyncio.CancelledError:
@@ -224,6 +228,7 @@ def run_graph_sync(
     emit: EmitFn | None,
     cancel: threading.Event | None = None,
     backend: ModelBackend | None = None,
+    record: RecordFn | None = None,
 ) -> RunResult:
     """run_graph for synchronous callers (a Celery task): its own event loop.
 
@@ -235,7 +240,7 @@ def run_graph_sync(
         watcher = asyncio.ensure_future(_watch(cancel, stop)) if cancel is not None else None
         try:
             return await run_graph(request, resources=resources, emit=emit, cancel=stop,
-                                   backend=backend)
+                                   backend=backend, record=record)
         finally:
             if watcher is not None:
                 watcher.cancel()

@@ -195,6 +195,22 @@ def ingest_fields(key: bytes, run_id: str, encoded: bytes) -> dict[Any, Any]:
     return {"run": run_id, "e": encoded, "mac": event_mac(key, run_id, encoded)}
 
 
+# A node record's entry in the ingest stream (runner/records.py) carries it in this field
+# instead of "e"; its MAC covers this prefix too, so a record cannot pass for an event.
+RECORD_FIELD: Final = "r"
+_RECORD_MAC_PREFIX: Final = b"record\n"
+
+
+def record_fields(key: bytes, run_id: str, encoded: bytes) -> dict[Any, Any]:
+    """The fields of a node record's ingest entry: run ID, encoded record, its MAC."""
+    return {"run": run_id, RECORD_FIELD: encoded,
+            "mac": event_mac(key, run_id, _RECORD_MAC_PREFIX + encoded)}
+
+
+def record_mac_valid(key: bytes, run_id: str, encoded: bytes, mac: bytes) -> bool:
+    return event_mac_valid(key, run_id, _RECORD_MAC_PREFIX + encoded, mac)
+
+
 class RedisLike(Protocol):
     def eval(self, script: str, numkeys: int, *keys_and_args: Any) -> Any: ...
 

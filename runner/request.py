@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+if TYPE_CHECKING:
+    from runner.records import Reused
 
 RunStatus = Literal["completed", "failed", "cancelled"]
 ApprovalDecision = Literal["approve", "reject"]
@@ -74,6 +77,9 @@ class RunRequest:
     llm: LLMConfig = field(default_factory=LLMConfig)
     # Set for an evaluation's runs: approvals resolve without asking anyone.
     scripted_approvals: ScriptedApprovals | None = None
+    # A re-run (runs/replay.py): these nodes of the graph repeat their recorded
+    # outcome (port and value) instead of running (runner.records).
+    reuse: dict[str, Reused] = field(default_factory=dict)
     # Tuning, mostly for tests: per-kind node timeouts overriding the registry,
     # the pause before a retry, and how often a pending approval is polled.
     node_timeouts: dict[str, float] = field(default_factory=dict)

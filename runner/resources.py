@@ -10,7 +10,8 @@ credential>`; every body is JSON; IDs are URL-escaped path segments):
 
 POST models/{id}/predict
     request  {"messages": [{"role": "system"|"user"|"assistant", "content": str}, ...]}
-    response {"text": str, "usage": {"tokens": int}}          (usage optional)
+    response {"text": str, "usage": {"tokens": int, "cost"?: number}}   (usage optional;
+             cost: what the gateway billed, kept in the node's record)
 POST functions/{name}/invoke
     request  {"input": <JSON value, or a string for text input>}
     response {"output": <JSON value>}

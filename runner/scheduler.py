@@ -30,12 +30,16 @@ from runner.context import NodeContext, NodeOutput, RunContext
 from runner.events import EVENTS_LOST
 from runner.failures import ERROR_PORT_CODES, RETRYABLE, NodeFailure
 from runner.plan import NodeSpec, Plan
+from runner.records import Recorder, Reused
 from runner.redact import StreamRedactor
 from runner.state import Arrival, RunState
 
 log = logging.getLogger(__name__)
 
 Done = tuple[NodeSpec, NodeOutput | None, NodeFailure | None]
+
+# node.completed's reason for a node whose recorded output a re-run repeated (no call).
+REUSED = "reused"
 
 
 @dataclass(slots=True)
@@ -66,7 +70,8 @@ def events_lost_ending(why: str) -> Ending:
 
 class Scheduler:
     def __init__(self, plan: Plan, ctx: RunContext, budgets: Budgets,
-                 stop_after: str | None = None) -> None:
+                 stop_after: str | None = None, *, recorder: Recorder | None = None,
+                 reuse: dict[str, Reused] | None = None) -> None:
         self.plan = plan
         self.ctx = ctx
         self.budgets = budgets
@@ -79,6 +84,11 @@ class Scheduler:
         # Decided once, before any node starts: without allow_side_effects, nodes with
         # side effects fail (side_effects_not_allowed, their error port applies).
         self.blocked = frozenset() if ctx.request.allow_side_effects else plan.side_effects
+        # Node records (runner.records) and a re-run's recorded outputs: the run's own
+        # graph only (a nested run's node IDs mean nothing here).
+        self.recorder = recorder or Recorder(None, ctx.redactor)
+        self.reuse = reuse or {}
+        self.attempts: dict[str, int] = {}
 
     async def run(self) -> Ending:
         try:
@@ -121,10 +131,18 @@ class Scheduler:
         interrupted = self._interrupted()
         if interrupted is not None:
             return interrupted
+        inputs = [(a[0], a[2], a[3]) for a in arrivals]
+        reused = self.reuse.get(spec.id)
+        if reused is not None:  # no call, no step, no tokens: the recorded outcome again
+            self.emitter.event("node.started", node_id=spec.id, kind=spec.kind, attempt=1)
+            self.recorder.start(spec.id, 1, inputs)
+            return self._completed(spec, NodeOutput(reused.port, reused.value,
+                                                    reason=REUSED), ready)
         exceeded = self.budgets.take_step()
         if exceeded is not None:
             return budget_ending(exceeded)
         self.emitter.event("node.started", node_id=spec.id, kind=spec.kind, attempt=1)
+        self.recorder.start(spec.id, 1, inputs)
         if spec.id in self.blocked:
             return self._failed(spec, NodeFailure(
                 "side_effects_not_allowed",
@@ -135,7 +153,6 @@ class Scheduler:
         vtype: PortType = "text"
         if arrivals:  # several values (not a join): the first by source id wins
             value, vtype = arrivals[0][2], arrivals[0][3]
-        inputs = [(a[0], a[2], a[3]) for a in arrivals]
         if spec.inline is not None:
             ctx = NodeContext(self.ctx, spec.id, spec.kind, spec.config, self.budgets.clock,
                               inputs)
@@ -203,15 +220,20 @@ class Scheduler:
             if failure.code not in RETRYABLE or attempt > spec.comp.retries:
                 self.done.put_nowait((spec, None, failure))
                 return
+            self.recorder.finish(spec.id, spec.kind, attempt, status="failed",
+                                 error=self._error(failure))
             attempt += 1
+            self.attempts[spec.id] = attempt
             self.emitter.event("node.retrying", node_id=spec.id, attempt=attempt,
                                error=self._error(failure))
+            self.recorder.start(spec.id, attempt, inputs)
             self.emitter.reset_deltas(spec.id)
             await asyncio.sleep(request.retry_delay_seconds)
 
     def _completed(self, spec: NodeSpec, out: NodeOutput, ready: list[str]) -> Ending | None:
         state = self.state
         fields: dict[str, Any] = {"node_id": spec.id}
+        port_type: PortType | None = "text"
         if spec.is_output:
             state.output, state.output_seen = out.value, True
             text = out.value
@@ -229,9 +251,14 @@ class Scheduler:
             fields["iterations"] = out.iterations
         if out.reason is not None:
             fields["reason"] = out.reason
-        if out.tokens:
+        if out.tokens or out.reason == REUSED:
             fields["usage"] = {"tokens": out.tokens}
         self.emitter.event("node.completed", **fields)
+        reused = self.reuse.get(spec.id) if out.reason == REUSED else None
+        self.recorder.finish(spec.id, spec.kind, self.attempts.get(spec.id, 1),
+                             status="reused" if reused else "completed", port=out.port,
+                             value=out.value, vtype=port_type or "text", tokens=out.tokens,
+                             cost=out.cost, reused_from=reused.from_run if reused else None)
         if out.tokens:
             exceeded = self.budgets.add_tokens(out.tokens)
             if exceeded is not None:
@@ -247,11 +274,16 @@ class Scheduler:
         if failure.code in ERROR_PORT_CODES and spec.error_wired:
             # The redacted message goes down the error branch and the run continues.
             self.emitter.event("node.failed", node_id=spec.id, error=error, port="error")
+            self.recorder.finish(spec.id, spec.kind, self.attempts.get(spec.id, 1),
+                                 status="failed", port="error", value=error["message"],
+                                 error=error)
             if spec.id == self.stop_after:
                 return Ending("completed", output=error["message"])
             self.state.fire(spec, "error", error["message"], ready)
             return None
         self.emitter.event("node.failed", node_id=spec.id, error=error)
+        self.recorder.finish(spec.id, spec.kind, self.attempts.get(spec.id, 1), status="failed",
+                             error=error)
         return Ending("failed", error=error, node_id=spec.id, reason="node_failed")
 
     def _error(self, failure: NodeFailure) -> dict[str, str]:

@@ -54,8 +54,10 @@ from runner.protocol import (
     ingest_fields,
     lease_key,
     live_fields,
+    record_fields,
     run_stream,
 )
+from runner.records import Record
 from runner.retry import RetryPolicy, retrying
 from runner.threads import spawn
 
@@ -129,6 +131,17 @@ class EventSink:
             self._buffer.append(event if self.error is None else self._ending(event))
             self._lock.notify()
 
+    def record(self, record: Record) -> None:
+        """The engine's record hook: a node record (runner.records) for the ingest stream
+        only, in order with the events. Best effort, as deltas: dropped past the backlog
+        or once the sink failed or the run ended."""
+        with self._lock:
+            if (self.terminal_seen or self.failed or self.error is not None
+                    or len(self._buffer) >= MAX_BACKLOG):
+                return
+            self._buffer.append({_RECORD: record})
+            self._lock.notify()
+
     def close(self, timeout: float | None = None) -> bool:
         """Flush what is buffered, stop the writer; True when everything reached Redis."""
         with self._lock:
@@ -180,6 +193,10 @@ class EventSink:
     def _prepare(self, batch: list[Event]) -> _Writes:
         writes = _Writes(trim=self.live.trim())
         for event in batch:
+            if _RECORD in event:
+                record = encode_event(event[_RECORD]).encode("utf-8")
+                writes.events.append(_Write(None, None, False, record))
+                continue
             kind, data = str(event.get("type")), encode_event(event).encode("utf-8")
             live = self.live.append(kind, int(event.get("seq", -1)), data)
             writes.events.append(_Write(live, data if kind != "node.delta" else None,
@@ -207,6 +224,9 @@ class EventSink:
             if write.stored is not None:
                 pipe.xadd(INGEST_STREAM, ingest_fields(self._event_key, self._run_id,
                                                        write.stored))
+            if write.record is not None:
+                pipe.xadd(INGEST_STREAM, record_fields(self._event_key, self._run_id,
+                                                       write.record))
             if write.terminal:
                 # The run's slot is freed with its ending, atomically: whoever sees the
                 # end can start the next run at once (no 429 in between), and the
@@ -252,7 +272,7 @@ class EventSink:
         self.error = error
         queued = [*batch, *self._buffer]
         terminal = next((e for e in queued if e.get("type") in TERMINAL_TYPES), None)
-        self.dropped += len(queued) - (terminal is not None)
+        self.dropped += sum(_RECORD not in e for e in queued) - (terminal is not None)
         self._buffer.clear()
         if terminal is not None:
             self._buffer.append(self._ending(terminal))
@@ -269,6 +289,8 @@ class EventSink:
 
 
 _UNREACHABLE: Final = "unreachable"
+# A node record in the buffer ({_RECORD: record}: no type, no seq; never live).
+_RECORD: Final = "_record"
 
 
 @dataclass(frozen=True)
@@ -276,6 +298,7 @@ class _Write:
     live: Append | None  # the live entry (None: left out of the live stream)
     stored: bytes | None  # the encoded event for the ingest stream (None: a delta)
     terminal: bool
+    record: bytes | None = None  # an encoded node record for the ingest stream
 
 
 @dataclass
@@ -289,7 +312,8 @@ class _Writes:
 
 
 def _stored_seqs(batch: list[Event]) -> list[int]:
-    return [int(e.get("seq", -1)) for e in batch if e.get("type") != "node.delta"]
+    return [int(e.get("seq", -1)) for e in batch
+            if e.get("type") != "node.delta" and _RECORD not in e]
 
 
 def sink_client(redis_url: str) -> redis.Redis:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from runner.records import Reused
 from runner.request import APPROVAL_DECISIONS, LLMConfig, RunRequest, ScriptedApprovals
 from runner.settings import LLM_BACKENDS, RunnerSettings
 from runner.task_seal import SealError, unseal
@@ -80,6 +81,7 @@ def parse_task(payload: dict[str, Any], settings: RunnerSettings) -> RunTask:
         secret_patterns=list(dict.fromkeys(patterns)),  # merged, in order, once each
         llm=_llm(payload, settings.llm),
         scripted_approvals=_scripted_approvals(payload),
+        reuse=_reuse(payload),
     )
     secrets = task_secrets(payload, settings.token)
     callback_url = _required(payload, "callback_url", str)
@@ -117,6 +119,19 @@ def _scripted_approvals(payload: dict[str, Any]) -> ScriptedApprovals | None:
         raise PayloadError("payload field 'scripted_approvals' must hold a default decision "
                            "and decisions by node ID (approve or reject)")
     return ScriptedApprovals(default, dict(nodes))
+
+
+def _reuse(payload: dict[str, Any]) -> dict[str, Reused]:
+    """A re-run's recorded outcomes by node ID: {port, value, from_run} each."""
+    found = _optional(payload, "reuse", dict) or {}
+    reuse: dict[str, Reused] = {}
+    for node_id, item in found.items():
+        if not (isinstance(item, dict) and isinstance(item.get("port"), str)
+                and isinstance(item.get("from_run"), str) and "value" in item):
+            raise PayloadError("payload field 'reuse' must map node IDs to a port, a value "
+                               "and the run they come from")
+        reuse[node_id] = Reused(item["port"], item["value"], item["from_run"])
+    return reuse
 
 
 def _subflows(payload: dict[str, Any]) -> dict[str, dict[str, Any]]:

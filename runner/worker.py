@@ -145,7 +145,8 @@ def _run_graph(client: redis.Redis, settings: RunnerSettings, run_id: str, task:
     cancel = threading.Event()
     with Watcher(client, run_id, task.lease, cancel, sink):
         try:
-            result = run_graph_sync(task.request, resources=resources, emit=sink, cancel=cancel)
+            result = run_graph_sync(task.request, resources=resources, emit=sink, cancel=cancel,
+                                    record=sink.record)
         except Exception:  # an engine bug: the run must still end with one terminal event
             log.exception("run %s: the engine failed", run_id)
             if not sink.terminal_seen:

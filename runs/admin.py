@@ -1,4 +1,5 @@
-"""Admin for ops staff: runs with their input, output, error, usage and event timeline.
+"""Admin for ops staff: runs with their input, output, error, usage, event timeline and
+steps (each node attempt's record, linked to its own page: inputs, output, error).
 
 Read-only: a run is a record of what happened; its events are shown on its page, not
 editable anywhere. Approvals are linked by URL (the approvals app sits above runs).
@@ -16,7 +17,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from kionga.admin import ReadOnlyAdmin
-from runs.models import Run
+from runs.models import NodeRecord, Run
 from runs.timeline import timeline as event_timeline
 
 
@@ -68,9 +69,11 @@ class RunAdmin(ReadOnlyAdmin):
     list_select_related = ["project", "design"]
     fields = ["id", "project", "design", "revision", "version_id", "content_sha256",
               "status", "created_by", "created_at", "started_at", "finished_at",
-              "input", "output", "error_json", "usage", "approvals", "timeline",
-              "session_id", "allow_side_effects", "stop_after", "resources"]
-    readonly_fields = ["failure_reason", "error_json", "usage", "approvals", "timeline"]
+              "input", "output", "error_json", "usage", "approvals", "steps", "timeline",
+              "from_run", "from_node", "session_id", "allow_side_effects", "stop_after",
+              "resources"]
+    readonly_fields = ["failure_reason", "error_json", "usage", "approvals", "steps",
+                       "timeline"]
 
     @admin.display(description="Failure reason")
     def failure_reason(self, run: Run) -> str:
@@ -93,6 +96,22 @@ class RunAdmin(ReadOnlyAdmin):
         return format_html('<a href="{}?run__id__exact={}">Approval requests of this run</a>',
                            url, run.pk)
 
+    @admin.display(description="Steps")
+    def steps(self, run: Run) -> str:
+        rows = NodeRecord.objects.filter(run=run).order_by("data__started_at", "node_id",
+                                                            "attempt")
+        if not rows:
+            return "No node records stored."
+        body = format_html_join("", '<tr><td><a href="{}">{}</a></td><td>{}</td><td>{}</td>'
+                                "<td>{}</td><td>{}</td><td>{}</td></tr>",
+                                ((reverse("admin:runs_noderecord_change", args=[r.pk]),
+                                  r.node_id, r.attempt, r.status, r.tokens,
+                                  (r.data.get("usage") or {}).get("cost", 0), r.duration_ms)
+                                 for r in rows))
+        return format_html('<table><thead><tr><th>node</th><th>attempt</th><th>status</th>'
+                           '<th>tokens</th><th>cost</th><th>ms</th></tr></thead>'
+                           '<tbody>{}</tbody></table>', body)
+
     @admin.display(description="Event timeline")
     def timeline(self, run: Run) -> str:
         rows = event_timeline(run)
@@ -105,3 +124,23 @@ class RunAdmin(ReadOnlyAdmin):
         return format_html('<table><thead><tr><th>seq</th><th>type</th><th>node</th>'
                            '<th>since start</th><th>preview</th></tr></thead>'
                            '<tbody>{}</tbody></table>', body)
+
+
+@admin.register(NodeRecord)
+class NodeRecordAdmin(ReadOnlyAdmin):
+    """One step of a run: what the node took and gave (redacted, bounded), as recorded."""
+
+    list_display = ["run", "node_id", "attempt", "status", "tokens", "duration_ms"]
+    search_fields = ["run__id", "node_id"]
+    list_select_related = ["run"]
+    fields = ["run_link", "node_id", "attempt", "status", "tokens", "duration_ms", "record"]
+    readonly_fields = ["run_link", "record"]
+
+    @admin.display(description="Run")
+    def run_link(self, record: NodeRecord) -> str:
+        return format_html('<a href="{}">{}</a>',
+                           reverse("admin:runs_run_change", args=[record.run_id]), record.run_id)
+
+    @admin.display(description="Record (inputs, output, error, times, usage)")
+    def record(self, record: NodeRecord) -> str:
+        return format_html("<pre>{}</pre>", json.dumps(record.data, indent=2, ensure_ascii=False))

@@ -48,13 +48,15 @@ def release_capacity(*run_ids: str) -> None:
 def build_payload(run: Run, graph: dict[str, Any], history: list[dict[str, Any]],
                   credential: str, lease: str, subflows: list[dict[str, Any]] | None = None,
                   *, platform_llm: dict[str, str] | None = None,
-                  scripted_approvals: ScriptedApprovals | None = None) -> dict[str, Any]:
+                  scripted_approvals: ScriptedApprovals | None = None,
+                  reuse: dict[str, Any] | None = None) -> dict[str, Any]:
     """The task; `lease`: the token of the run's slot lease (runs.quota.take_slot);
     `subflows` are the artifacts of the versions the graph reaches
     (designs.versions.reached_versions): the runner checks each graph against its
     content_sha256 before any node runs. `platform_llm` ({backend, model}, a judge
     run's) replaces the runner's own for `llm` nodes; never its server or key.
-    `scripted_approvals`: an evaluation's run."""
+    `scripted_approvals`: an evaluation's run. `reuse`: a re-run's recorded outcomes
+    by node ID (runs/replay.py)."""
     run_id = str(run.pk)
     secrets = {"credential": credential, "event_key": event_key(run_id).hex(), "lease": lease}
     return {
@@ -75,6 +77,7 @@ def build_payload(run: Run, graph: dict[str, Any], history: list[dict[str, Any]]
         "scripted_approvals": scripted_approvals.to_json() if scripted_approvals else None,
         "callback_url": settings.KIONGA_AGENT_DESIGNER_CALLBACK_URL,
         "issued_at": datetime.now(UTC).isoformat(),
+        **({"reuse": reuse} if reuse else {}),
     }
 
 

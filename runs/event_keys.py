@@ -33,6 +33,14 @@ def entry_authentic(run_id: str, encoded: bytes, mac: bytes) -> bool:
     return False
 
 
+def record_authentic(run_id: str, encoded: bytes, mac: bytes) -> bool:
+    """A node record entry's MAC (runner/protocol.py record_fields) under the run's key."""
+    for secret in (settings.SECRET_KEY, *settings.SECRET_KEY_FALLBACKS):
+        if protocol.record_mac_valid(_derive(run_id, str(secret)), run_id, encoded, mac):
+            return True
+    return False
+
+
 def ingest_fields(run_id: str, encoded: bytes) -> dict[Any, Any]:
     """An ingest entry for an event the gateway writes itself (cancel before pickup)."""
     return protocol.ingest_fields(event_key(run_id), run_id, encoded)

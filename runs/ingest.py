@@ -36,9 +36,9 @@ from typing import Any, Final
 import redis
 from django.db import DataError, IntegrityError, transaction
 
-from runner.protocol import TERMINAL_TYPES
-from runs import ingest_sql, ingest_stream, reaper
-from runs.event_keys import entry_authentic
+from runner.protocol import RECORD_FIELD, TERMINAL_TYPES
+from runs import ingest_sql, ingest_stream, node_records, reaper
+from runs.event_keys import entry_authentic, record_authentic
 from runs.lifecycle import apply_event, do_finish_runs
 from runs.models import FINAL_STATUSES, Run, RunEvent
 
@@ -83,6 +83,20 @@ class Outcome:
         return list(dict.fromkeys(r.run_id for r in self.rejected if r.run_id is not None))
 
 
+def check_record_entry(entry: Entry) -> node_records.RecordRow | Rejected:
+    """A node record entry's row, or why it cannot be stored (its run goes on: a record
+    is a view of the run, never its cause)."""
+    entry_id, fields = entry
+    run_id = _run_id(fields.get(b"run"))
+    encoded, mac = fields.get(RECORD_FIELD.encode()), fields.get(b"mac")
+    if run_id is None or encoded is None:
+        return Rejected(entry_id, fields, "malformed_entry")
+    if mac is None or not record_authentic(run_id, encoded, mac):
+        return Rejected(entry_id, fields, "bad_mac")
+    row = node_records.decode(run_id, encoded)
+    return Rejected(entry_id, fields, row) if isinstance(row, str) else row
+
+
 def check_entry(entry: Entry) -> Accepted | Rejected:
     """An entry's run and event, or why it cannot be stored."""
     entry_id, fields = entry
@@ -125,12 +139,22 @@ def store_entries(entries: list[Entry]) -> Outcome:
     """Store the storable events of `entries` and apply them to their runs."""
     outcome = Outcome()
     accepted: list[Accepted] = []
+    records: list[tuple[Entry, node_records.RecordRow]] = []
     for entry in entries:
+        if RECORD_FIELD.encode() in entry[1]:
+            row = check_record_entry(entry)
+            if isinstance(row, Rejected):
+                outcome.rejected.append(row)
+            else:
+                records.append((entry, row))
+            continue
         checked = check_entry(entry)
         if isinstance(checked, Accepted):
             accepted.append(checked)
         else:
             outcome.rejected.append(checked)
+    # Records first: when a run's ending is stored, the records sent before it are too.
+    _store_records(records, outcome)
     by_run = _by_run(accepted, outcome.rejected)
     try:
         # One transaction (one durable commit) for the whole batch, whatever its
@@ -143,6 +167,16 @@ def store_entries(entries: list[Entry]) -> Outcome:
         for run_id, items in by_run.items():
             outcome.stored += _store_run_isolated(run_id, items, outcome)
     return outcome
+
+
+def _store_records(records: list[tuple[Entry, node_records.RecordRow]],
+                   outcome: Outcome) -> None:
+    """The records of runs that exist; the ones the database refuses are dead-lettered,
+    their runs left alone."""
+    refused = node_records.store([row for _entry, row in records], REFUSED)
+    for entry, row in records:
+        if row in refused:
+            outcome.rejected.append(Rejected(entry[0], entry[1], "refused_by_database"))
 
 
 def _by_run(accepted: list[Accepted], rejected: list[Rejected]) -> dict[str, list[Accepted]]:

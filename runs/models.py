@@ -11,8 +11,8 @@ from django.db import models
 from kionga.models import Project
 from runner.protocol import ACTIVE_STATUSES, FINAL_STATUSES
 
-__all__ = ["ACTIVE_STATUSES", "FINAL_STATUSES", "IdempotencyKey", "Run", "RunCredential",
-           "RunEvent"]
+__all__ = ["ACTIVE_STATUSES", "FINAL_STATUSES", "IdempotencyKey", "NodeRecord", "Run",
+           "RunCredential", "RunEvent"]
 
 
 class Run(models.Model):
@@ -47,6 +47,11 @@ class Run(models.Model):
     session_id = models.CharField(max_length=200, blank=True)
     allow_side_effects = models.BooleanField(default=False)
     stop_after = models.CharField(max_length=64, blank=True)
+    # A re-run (runs/replay.py): the run whose recorded outputs it repeats, and the node
+    # it runs from.
+    from_run = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL,
+                                 related_name="+", db_index=False)
+    from_node = models.CharField(max_length=64, blank=True)
     # The resource IDs of the run's graph per kind (contracts.resources.graph_resources):
     # the only ones its credential may call. Empty: it may call none.
     resources = models.JSONField(default=dict, blank=True)
@@ -97,6 +102,8 @@ class Run(models.Model):
             "error": self.error,
             "usage": {"tokens": self.tokens, "cost": float(self.cost)},
             "allow_side_effects": self.allow_side_effects,
+            "from_run": str(self.from_run_id) if self.from_run_id else None,
+            "from_node": self.from_node or None,
             "created_at": self.created_at.isoformat(),
             "started_at": self.started_at.isoformat() if self.started_at else None,
             "finished_at": self.finished_at.isoformat() if self.finished_at else None,
@@ -119,6 +126,30 @@ class RunEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.run_id}#{self.seq} {self.type}"
+
+
+class NodeRecord(models.Model):
+    """One attempt of one node of a run, as the runner recorded it (runner/records.py):
+    inputs, output and port, error, times, tokens and cost, redacted and bounded.
+    Unique per (run, node, attempt): a redelivered entry is stored once. Goes with its
+    run (pruning deletes runs; records cascade)."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="node_records",
+                            db_index=False)
+    node_id = models.CharField(max_length=64)
+    attempt = models.PositiveIntegerField()
+    status = models.CharField(max_length=16)
+    tokens = models.PositiveBigIntegerField(default=0)
+    duration_ms = models.PositiveIntegerField(default=0)
+    data = models.JSONField()
+
+    class Meta:
+        ordering = ["run", "node_id", "attempt"]
+        constraints = [models.UniqueConstraint(fields=["run", "node_id", "attempt"],
+                                               name="node_record_unique_attempt")]
+
+    def __str__(self) -> str:
+        return f"{self.run_id} {self.node_id}#{self.attempt} {self.status}"
 
 
 class RunCredential(models.Model):

@@ -28,3 +28,11 @@ class StartRunSerializer(serializers.Serializer):
                                  help_text="The ID of a node of the graph to stop after.")
     revision = StrictIntegerField(min_value=1, allow_null=True, default=None,
                                   help_text="Defaults to the design's latest revision.")
+    from_run = serializers.UUIDField(
+        allow_null=True, default=None,
+        help_text="Re-run: the ended run of this design whose recorded node outputs the "
+                  "run repeats (its input too). With from_node.")
+    from_node = StrictCharField(
+        max_length=64, allow_blank=True, allow_null=True, default=None,
+        help_text="Re-run: the node to run from; it and every node after it run again, "
+                  "the others repeat their outputs recorded in from_run.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -17,7 +17,7 @@ from kionga import audit
 from kionga.celery import app as celery_app
 from kionga.errors import invalid_field
 from runner.request import ScriptedApprovals
-from runs import dispatch, quota, start_sql
+from runs import dispatch, quota, replay, start_sql
 from runs.credentials import new_credential
 from runs.models import Run
 from runs.nested import checked_subflows, run_resources
@@ -33,18 +33,26 @@ class StartRequest:
     allow_side_effects: bool
     stop_after: str | None
     revision: int | None
+    # A re-run (runs/replay.py): the recorded run and the node to run from.
+    from_run: str | None = None
+    from_node: str | None = None
 
     @classmethod
     def of(cls, body: dict[str, Any]) -> StartRequest:
         """From the body runs.serializers.StartRunSerializer validated."""
         history = body["history"]
+        from_run = body.get("from_run")
         return cls(body["input"], body["session_id"] or None,
                    None if history is None else [dict(turn) for turn in history],
-                   body["allow_side_effects"], body["stop_after"] or None, body["revision"])
+                   body["allow_side_effects"], body["stop_after"] or None, body["revision"],
+                   None if from_run is None else str(from_run), body.get("from_node") or None)
 
     def fingerprint(self) -> str:
         """What makes two starts 'the same body' for Idempotency-Key replays."""
-        return hashlib.sha256(canonical_json(self.__dict__).encode()).hexdigest()
+        # A plain start's fingerprint is what it was before re-runs existed.
+        fields = {k: v for k, v in self.__dict__.items()
+                  if v is not None or k not in ("from_run", "from_node")}
+        return hashlib.sha256(canonical_json(fields).encode()).hexdigest()
 
 
 def check_runnable_graph(design: Design, revision: int | None) -> tuple[int, dict[str, Any], str]:
@@ -101,6 +109,15 @@ def start_target(user: User, target: Target, request: StartRequest,
     with the slot, runs.quota.take_slot). `scripted_approvals`: an evaluation's run,
     whose approvals resolve without asking anyone (never set from a request body)."""
     check_stop_after(target.graph, request.stop_after)
+    source = replay.check_source_run(target.design, request.from_run, request.from_node,
+                                     target.graph)
+    reuse: dict[str, Any] = {}
+    if source is not None and request.from_node is not None:
+        if request.input and request.input != source.input:
+            raise invalid_field("input", "A re-run takes the recorded run's input: leave "
+                                "input out.")
+        reuse = replay.check_reuse(source, request.from_node, target.graph)
+        request = replace(request, input=source.input)
     subflows = checked_subflows(target.design.project, target.graph)
     history = request.history if request.history is not None else session_history(
         target.design, request.session_id)
@@ -108,7 +125,7 @@ def start_target(user: User, target: Target, request: StartRequest,
     try:
         lease = quota.take_slot(str(run_id), target.design.project_id, counting)
         return _store_and_send(user, target, request, run_id, history, subflows, lease,
-                               scripted_approvals)
+                               scripted_approvals, reuse)
     except quota.REDIS_ERRORS:
         # A Redis restart is a moment of unavailability, not a server error. A run
         # stored before the send failed ends `runner_lost` when its slot's lease runs out.
@@ -117,7 +134,8 @@ def start_target(user: User, target: Target, request: StartRequest,
 
 def _store_and_send(user: User, target: Target, request: StartRequest, run_id: uuid.UUID,
                     history: list[dict[str, Any]], subflows: list[dict[str, Any]],
-                    lease: str, scripted_approvals: ScriptedApprovals | None) -> Run:
+                    lease: str, scripted_approvals: ScriptedApprovals | None,
+                    reuse: dict[str, Any] | None = None) -> Run:
     design = target.design
     try:
         run = Run(
@@ -126,6 +144,7 @@ def _store_and_send(user: User, target: Target, request: StartRequest, run_id: u
             input=request.input, session_id=request.session_id or "",
             allow_side_effects=request.allow_side_effects or target.side_effects_approved,
             stop_after=request.stop_after or "", created_by=user,
+            from_run_id=request.from_run, from_node=request.from_node or "",
             resources=run_resources(target.graph, subflows),
         )
         credential, credential_row = new_credential(run)
@@ -139,7 +158,7 @@ def _store_and_send(user: User, target: Target, request: StartRequest, run_id: u
             target_id=run.pk, details=details))
         payload = dispatch.build_payload(run, target.graph, history, credential, lease,
                                          subflows, platform_llm=target.platform_llm,
-                                         scripted_approvals=scripted_approvals)
+                                         scripted_approvals=scripted_approvals, reuse=reuse)
         # At once in autocommit; after the caller's commit inside its transaction.
         transaction.on_commit(lambda: dispatch.send_run(celery_app, payload))
     except BaseException:

@@ -11,6 +11,10 @@ urlpatterns = [
          name="run-events"),
     path("agent-designs/<uuid:design_id>/runs/<uuid:run_id>/cancel", views.cancel,
          name="run-cancel"),
+    path("agent-designs/<uuid:design_id>/runs/<uuid:run_id>/nodes", views.nodes,
+         name="run-nodes"),
+    path("agent-designs/<uuid:design_id>/runs/<uuid:run_id>/nodes/<slug:node_id>", views.node,
+         name="run-node"),
     path("agent-versions/<uuid:version_id>/runs", version_views.version_runs,
          name="version-runs"),
 ]

@@ -26,7 +26,7 @@ from kionga.errors import APIError, api_error_response, invalid_field
 from kionga.models import Role
 from kionga.openapi import ERRORS, ok
 from kionga.request_body import parse
-from runs import idempotency, read, start_stream, stream_open
+from runs import idempotency, node_records, read, start_stream, stream_open
 from runs import openapi as doc
 from runs.cancel import do_cancel_run
 from runs.hot.start import check_throttles
@@ -80,6 +80,18 @@ def runs(request: Request, design_id: uuid.UUID) -> Response | HttpResponseBase:
 @api_view(["GET"])
 def run(request: Request, design_id: uuid.UUID, run_id: uuid.UUID) -> Response:
     return Response(read.check_run_with_events(request.user, design_id, run_id))
+
+
+@extend_schema(responses={200: ok(doc.NODE_LIST), **ERRORS}, operation_id="list_run_nodes")
+@api_view(["GET"])
+def nodes(request: Request, design_id: uuid.UUID, run_id: uuid.UUID) -> Response:
+    return Response(node_records.check_run_nodes(request.user, design_id, run_id))
+
+
+@extend_schema(responses={200: ok(doc.NODE_ATTEMPTS), **ERRORS}, operation_id="get_run_node")
+@api_view(["GET"])
+def node(request: Request, design_id: uuid.UUID, run_id: uuid.UUID, node_id: str) -> Response:
+    return Response(node_records.check_run_node(request.user, design_id, run_id, node_id))
 
 
 @extend_schema(request=None, responses={202: ok(doc.RUN), **ERRORS}, operation_id="cancel_run")

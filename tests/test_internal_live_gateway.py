@@ -85,7 +85,8 @@ def test_it_serves_the_runners_client(
 
         predicted = as_runner(base, credential, lambda c: c.predict(
             "gpt", [{"role": "user", "content": "hello"}]))
-        assert predicted == {"text": "Hi from the model", "usage": {"tokens": 9}}
+        assert predicted == {"text": "Hi from the model",
+                             "usage": {"tokens": 9, "cost": 0.0}}
         assert seen[0]["headers"]["authorization"] == "Bearer sk-live-test-0123456789abcdef"
         run.refresh_from_db()
         assert run.tokens == 9

@@ -52,7 +52,7 @@ def test_it_answers_with_the_completion(carol: User, acme: Project) -> None:
         _, raw = start_run(carol, acme)
         response = predict(raw)
     assert response.status_code == 200, response.content
-    assert response.json() == {"text": "Hello!", "usage": {"tokens": 10}}
+    assert response.json() == {"text": "Hello!", "usage": {"tokens": 10, "cost": 0.0095}}
 
 
 def test_it_calls_the_openai_compatible_api(carol: User, acme: Project) -> None:
@@ -84,7 +84,8 @@ def test_it_estimates_tokens_when_the_server_sends_no_usage(carol: User, acme: P
         endpoint(acme, url)
         run, raw = start_run(carol, acme)
         response = predict(raw)
-    assert response.json()["usage"] == {"tokens": 4 + 3}  # words of the prompt + the reply
+    # Words of the prompt + the reply, billed at the endpoint's prices.
+    assert response.json()["usage"] == {"tokens": 4 + 3, "cost": 0.008}
     run.refresh_from_db()
     assert run.tokens == 7
 

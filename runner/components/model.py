@@ -45,4 +45,6 @@ async def run_model(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput
     tokens = usage.get("tokens") if isinstance(usage, dict) else None
     if not isinstance(tokens, int):
         tokens = sum(len(str(m.get("content", "")).split()) for m in messages) + len(text.split())
-    return NodeOutput("out", text, text=text, tokens=tokens)
+    cost = usage.get("cost") if isinstance(usage, dict) else None
+    return NodeOutput("out", text, text=text, tokens=tokens,
+                      cost=float(cost) if isinstance(cost, int | float) else 0.0)

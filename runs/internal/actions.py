@@ -38,9 +38,11 @@ def do_predict(run: Run, endpoint: ModelEndpoint, messages: list[dict[str, str]]
         json_body={"model": endpoint.model_name, "messages": messages, "stream": False},
     ))
     text, prompt, completion = _completion(what, answer, messages)
-    _bill(run, endpoint, prompt, completion)
+    cost = _bill(run, endpoint, prompt, completion)
     secrets = upstream.secret_values([endpoint.secret])
-    return {"text": upstream.scrub(text, secrets), "usage": {"tokens": prompt + completion}}
+    # The cost goes back to the node's record (runner/records.py); the run's total is ours.
+    return {"text": upstream.scrub(text, secrets),
+            "usage": {"tokens": prompt + completion, "cost": float(cost)}}
 
 
 def _completion(what: str, answer: upstream.Answer,
@@ -61,13 +63,14 @@ def _completion(what: str, answer: upstream.Answer,
     return content, max(prompt, 0), max(completion, 0)
 
 
-def _bill(run: Run, endpoint: ModelEndpoint, prompt: int, completion: int) -> None:
-    cost = (prompt * endpoint.price_prompt_per_1k
-            + completion * endpoint.price_completion_per_1k) / 1000
+def _bill(run: Run, endpoint: ModelEndpoint, prompt: int, completion: int) -> Decimal:
+    cost = ((prompt * endpoint.price_prompt_per_1k
+             + completion * endpoint.price_completion_per_1k) / 1000).quantize(COST_PLACES)
     # F(): concurrent nodes of one run predict at the same time; no lost update.
     Run.objects.filter(pk=run.pk).update(
-        tokens=F("tokens") + prompt + completion, cost=F("cost") + cost.quantize(COST_PLACES)
+        tokens=F("tokens") + prompt + completion, cost=F("cost") + cost
     )
+    return cost
 
 
 def do_invoke_function(run: Run, name: str, value: Any) -> dict[str, Any]:

@@ -66,6 +66,12 @@ async def _session_run(stack: Stack, token: str) -> dict[str, Any]:
         seen["run"] = await call("run", design_id=design_id, input="hi", confirm=True,
                                  confirmation_token=confirmation(seen["refused_run"]))
         seen["shown"] = await call("runs_show", run_id=seen["run"]["data"]["run_id"])
+        # Again from the model node: the nodes before it repeat the run's outputs.
+        again = {"design_id": design_id, "from_run": seen["run"]["data"]["run_id"],
+                 "from_node": "model"}
+        seen["refused_rerun"] = await call("run", **again)
+        seen["rerun"] = await call("run", **again, confirm=True,
+                                   confirmation_token=confirmation(seen["refused_rerun"]))
         seen["missing"] = await call("designs_show", design_id=str(uuid.uuid4()))
     return seen
 
@@ -97,3 +103,7 @@ def test_mcp_server_over_stdio(stack: Stack, api: Api, alice: Any) -> None:
     assert run["status"] == "completed" and run["output"].startswith("mock: ")
     assert seen["shown"]["data"]["events"][-1]["type"] == "run.completed"
     assert seen["missing"]["error"]["code"] == "DESIGN_NOT_FOUND"
+    assert "from node 'model'" in seen["refused_rerun"]["data"]["preview"]["will"]
+    rerun = seen["rerun"]["data"]
+    assert rerun["status"] == "completed" and rerun["output"] == run["output"]
+    assert rerun["from_run"] == run["run_id"] and rerun["from_node"] == "model"

@@ -247,12 +247,24 @@ def live_event(fields: dict[bytes, bytes]) -> dict[str, Any]:
 
 def ingest_events(client: redis.Redis, run_id: str) -> list[dict[str, Any]]:
     """The run's ingest entries' events; each entry must carry the MAC of the run's
-    event key (the gateway stores nothing else)."""
+    event key (the gateway stores nothing else). Node record entries are not events."""
     entries: Any = client.xrange(protocol.INGEST_STREAM)
-    mine = [fields for _id, fields in entries if fields[b"run"].decode() == run_id]
+    mine = [fields for _id, fields in entries if fields[b"run"].decode() == run_id
+            and protocol.RECORD_FIELD.encode() not in fields]
     for fields in mine:
         assert protocol.event_mac_valid(EVENT_KEY, run_id, fields[b"e"], fields[b"mac"])
     return [json.loads(fields[b"e"]) for fields in mine]
+
+
+def ingest_records(client: redis.Redis, run_id: str) -> list[dict[str, Any]]:
+    """The run's node records in the ingest stream, each with its run's record MAC."""
+    entries: Any = client.xrange(protocol.INGEST_STREAM)
+    field = protocol.RECORD_FIELD.encode()
+    mine = [fields for _id, fields in entries if fields[b"run"].decode() == run_id
+            and field in fields]
+    for fields in mine:
+        assert protocol.record_mac_valid(EVENT_KEY, run_id, fields[field], fields[b"mac"])
+    return [json.loads(fields[field]) for fields in mine]
 
 
 @contextmanager

@@ -36,6 +36,8 @@ def run_many(rds: redis.Redis, app: Celery, graph: dict[str, Any], runs: int,
         for _stream, entries in answer or []:
             for entry_id, fields in entries:
                 last = entry_id
+                if b"e" not in fields:
+                    continue  # a node record, not an event
                 event = json.loads(fields[b"e"])
                 if event["type"] in TERMINAL:
                     ended[event["type"]] = ended.get(event["type"], 0) + 1

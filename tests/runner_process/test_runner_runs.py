@@ -21,6 +21,7 @@ from tests.runner_process.runner_kit import (
     Worker,
     credential_of,
     ingest_events,
+    ingest_records,
     knowledge_graph,
     lease_of,
     mock_graph,
@@ -56,6 +57,11 @@ def test_it_runs_a_mock_graph_to_completion(runner_worker: Worker, rds: redis.Re
     assert [d["delta_index"] for d in deltas] == list(range(len(deltas))) and deltas
     # The gateway's ingest stream gets the stored events only, identical, in order.
     assert ingest_events(rds, run_id) == kept
+    # And one node record per node, with the run's record MAC, never in the live stream.
+    records = ingest_records(rds, run_id)
+    assert sorted(r["node_id"] for r in records) == sorted(
+        e["node_id"] for e in kept if e["type"] == "node.completed")
+    assert all("inputs" not in e for e in stream_events(rds, run_id))
     assert 0 < rds.ttl(protocol.run_stream(run_id)) <= protocol.STREAM_TTL_SECONDS
     # The slot is freed once the last event is in Redis.
     assert wait_for(lambda: not protocol.slot_alive(rds, run_id), 2)

@@ -10,6 +10,12 @@ export interface NodeRun {
   preview?: string;
   text?: string;
   error?: string;
+  /** From node.completed's usage (0: a re-run repeated its recorded output). */
+  tokens?: number;
+  /** When the node started (its node.started's `at`), and how long it took (ms). */
+  startedAt?: string;
+  ms?: number;
+  reused?: boolean;
 }
 
 export interface CanvasState {

@@ -4,6 +4,8 @@ import type { NodeRun } from "./context";
 import type { RunEvent } from "./types";
 
 export interface RunView {
+  /** The run the view shows (its node records: GET …/runs/{runId}/nodes/{node}). */
+  runId: string | null;
   nodes: Map<string, NodeRun>;
   /** Per node: streamed text pieces by delta_index (a reconnect may repeat some). */
   deltas: Map<string, string[]>;
@@ -17,9 +19,15 @@ export interface RunView {
 
 export const TERMINAL = new Set(["run.completed", "run.failed", "run.cancelled"]);
 
-export function emptyRun(): RunView {
-  return { nodes: new Map(), deltas: new Map(), lastSeq: -1, status: "starting", output: null,
+export function emptyRun(runId: string | null = null): RunView {
+  return { runId, nodes: new Map(), deltas: new Map(), lastSeq: -1, status: "starting", output: null,
            tokens: null, reason: null, deltaCount: 0 };
+}
+
+function elapsed(from: string | undefined, to: string): number | undefined {
+  if (!from) return undefined;
+  const ms = Date.parse(to) - Date.parse(from);
+  return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
 }
 
 export function applyEvent(view: RunView, e: RunEvent): RunView {
@@ -46,14 +54,20 @@ export function applyEvent(view: RunView, e: RunEvent): RunView {
     case "run.started": next.status = "running"; break;
     case "node.started":
       if (id) { next.deltas = new Map(next.deltas); next.deltas.delete(id); }
-      set({ status: "running", text: undefined, error: undefined });
+      set({ status: "running", text: undefined, error: undefined, startedAt: e.at, ms: undefined,
+            tokens: undefined, reused: undefined });
       break;
     case "node.retrying": set({ status: "retrying", error: e.error?.message }); break;
     case "node.completed":
-      set({ status: "completed", port: e.port, preview: e.preview, ...(e.text !== undefined ? { text: e.text } : {}) });
+      set({ status: "completed", port: e.port, preview: e.preview, ...(e.text !== undefined ? { text: e.text } : {}),
+            tokens: e.usage?.tokens, ms: elapsed(id ? next.nodes.get(id)?.startedAt : undefined, e.at),
+            reused: e.reason === "reused" });
       break;
     case "node.skipped": set({ status: "skipped" }); break;
-    case "node.failed": set({ status: "failed", error: e.error?.message }); break;
+    case "node.failed":
+      set({ status: "failed", error: e.error?.message,
+            ms: elapsed(id ? next.nodes.get(id)?.startedAt : undefined, e.at) });
+      break;
     case "approval.requested": set({ status: "waiting" }); break;
     case "approval.resolved": set({ status: "running", preview: e.reason }); break;
     case "run.completed":

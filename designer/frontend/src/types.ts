@@ -159,10 +159,55 @@ export interface Run {
   error: { code: string; message: string } | null;
   usage: { tokens?: number; cost?: number };
   allow_side_effects: boolean;
+  from_run?: string | null;
+  from_node?: string | null;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
   events?: RunEvent[];
+}
+
+/** A value a node took or gave, as its record keeps it (redacted, bounded). */
+export interface RecordedValue {
+  type: string;
+  value: unknown;
+  truncated: boolean;
+  redacted: boolean;
+}
+
+/** One attempt of one node of a run (GET …/runs/{id}/nodes/{node}). */
+export interface NodeRecord {
+  node_id: string;
+  attempt: number;
+  kind: string;
+  status: "completed" | "failed" | "reused";
+  inputs: (RecordedValue & { source: string })[];
+  output: (RecordedValue & { port: string }) | null;
+  error: { code: string; message: string } | null;
+  started_at: string;
+  ended_at: string;
+  duration_ms: number;
+  usage: { tokens: number; cost: number };
+  reused_from: string | null;
+}
+
+/** One side's change of a field (GET /agent-designs/{id}/diff). */
+export interface FieldChange {
+  field: string;
+  before: unknown;
+  after: unknown;
+  cosmetic: boolean;
+}
+
+export interface GraphDiff {
+  from: string;
+  to: string;
+  nodes: { added: { id: string; kind: string }[]; removed: { id: string; kind: string }[];
+           changed: { id: string; changes: FieldChange[] }[] };
+  edges: { added: { from: string; to: string; from_port: string }[];
+           removed: { from: string; to: string; from_port: string }[] };
+  settings: FieldChange[];
+  behaviour_changed: boolean;
 }
 
 export interface Template {

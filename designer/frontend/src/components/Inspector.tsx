@@ -8,6 +8,8 @@ import type { Tab } from "../store/state";
 import { ConfigForm } from "./ConfigForm";
 import { ConnectForm, GraphSettingsForm, IssueList, KeyHelp } from "./InspectorParts";
 import { Lifecycle } from "./Lifecycle";
+import { NodeRecords } from "./NodeRecords";
+import { RevisionHistory } from "./RevisionHistory";
 import { RunPanel } from "./RunPanel";
 
 const TAB_LABEL: Record<Tab, string> = { inspect: "Inspect", run: "Run", publish: "Publish" };
@@ -37,7 +39,12 @@ export function Inspector({ pinned }: { pinned: PinnedIssues }) {
           <RunPanel designId={design.id} nodeIds={nodes.map((n) => n.id)} dirty={dirty} canEdit={canEdit}
                     saveFirst={() => save()} onView={setRunView} />
         </div>
-        {tab === "publish" && <Lifecycle design={design} dirty={dirty} canEdit={canEdit} onDesign={setDesign} />}
+        {tab === "publish" && (
+          <>
+            <Lifecycle design={design} dirty={dirty} canEdit={canEdit} onDesign={setDesign} />
+            <RevisionHistory />
+          </>
+        )}
       </div>
     </aside>
   );
@@ -72,7 +79,11 @@ function InspectTab({ pinned }: { pinned: PinnedIssues }) {
                       onGroup={(v) => s.updateNode(selected.id, (d) => ({ ...d, group: v }))}
                       onConfig={(k, v) => s.updateNode(selected.id, (d) => ({ ...d, config: { ...d.config, [k]: v } }))} />
           <ConnectForm node={selected} nodes={s.nodes} registry={s.registry} onConnect={s.connect} />
-          {run && (
+          {s.runView?.runId ? (
+            <NodeRecords designId={s.design.id} runId={s.runView.runId} nodeId={selected.id} state={run}
+                         runEnded={!["starting", "running"].includes(s.runView.status)} canEdit={s.canEdit}
+                         onRerun={() => s.requestRerun({ fromRun: s.runView!.runId!, fromNode: selected.id })} />
+          ) : run && (
             <div className="preview-box"><h3>Last run</h3>
               <pre>{run.error ?? run.text ?? run.preview ?? run.status}</pre>
             </div>

@@ -45,6 +45,11 @@ function KiongaNode({ id, data, selected }: NodeProps<CanvasNode>) {
       </div>
       <div className="k-title">{label}</div>
       <div className="k-id">{id}{data.group ? <span className="k-group"> · {data.group}</span> : null}</div>
+      {run && (run.tokens !== undefined || run.ms !== undefined) && (
+        <div className="k-usage muted small" data-testid="node-usage">
+          {run.reused ? "reused · " : ""}{run.tokens ?? 0} tokens{run.ms !== undefined ? ` · ${formatMs(run.ms)}` : ""}
+        </div>
+      )}
       {(run?.text || run?.preview || run?.error) && (
         <div className="k-preview" data-testid="node-preview">{(run.error ?? run.text ?? run.preview ?? "").slice(0, 160)}</div>
       )}
@@ -60,6 +65,10 @@ function KiongaNode({ id, data, selected }: NodeProps<CanvasNode>) {
       </div>
     </div>
   );
+}
+
+export function formatMs(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 }
 
 export const NodeView = memo(KiongaNode);

@@ -5,6 +5,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api, ApiError, eventsUrl, streamPost } from "../api";
 import { applyEvent, emptyRun, TERMINAL, type RunView } from "../runstate";
+import { useEditor } from "../store/editor";
 import type { Run, RunEvent } from "../types";
 import { parseTurns } from "../turns";
 import { PastRuns, RunOptions, RunStatus, type RunOptionsValue } from "./RunViews";
@@ -76,7 +77,7 @@ export function RunPanel({ designId, nodeIds, dirty, canEdit, saveFirst, onView 
   /** Apply one streamed event; true for the run's terminal event. */
   const take = useCallback((runId: string, data: string): boolean => {
     const event = JSON.parse(data) as RunEvent;
-    publish(applyEvent(viewRef.current ?? emptyRun(), event));
+    publish(applyEvent(viewRef.current ?? emptyRun(runId), event));
     if (!TERMINAL.has(event.type)) return false;
     finish(runId, event.type.slice(4));
     return true;
@@ -98,7 +99,7 @@ export function RunPanel({ designId, nodeIds, dirty, canEdit, saveFirst, onView 
     const r = await api<Run>("GET", `/agent-designs/${designId}/runs/${runId}`);
     setRun(r);
     setInput(r.input);
-    let v = emptyRun();
+    let v = emptyRun(r.id);
     for (const e of r.events ?? []) v = applyEvent(v, e);
     publish(v);
     if (live && !TERMINAL.has(r.events?.[r.events.length - 1]?.type ?? "")) {
@@ -118,10 +119,14 @@ export function RunPanel({ designId, nodeIds, dirty, canEdit, saveFirst, onView 
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [designId]);
 
-  const start = async () => {
+  /** Start a run; `rerun`: again from a node of a past run, repeating its recorded outputs
+   *  of the nodes before it (and its input). */
+  const start = async (rerun?: { fromRun: string; fromNode: string }) => {
     setError(null);
     if (dirty && !(await saveFirst())) return;
-    const body: Record<string, unknown> = { input, allow_side_effects: sideEffects };
+    const body: Record<string, unknown> = rerun
+      ? { from_run: rerun.fromRun, from_node: rerun.fromNode, allow_side_effects: sideEffects }
+      : { input, allow_side_effects: sideEffects };
     const { sessionId, historyText, stopAfter } = options;
     if (sessionId.trim()) body.session_id = sessionId.trim();
     const earlier = parseTurns(historyText);
@@ -140,7 +145,7 @@ export function RunPanel({ designId, nodeIds, dirty, canEdit, saveFirst, onView 
           const r = JSON.parse(message.data) as Run;
           runId = r.id;
           setRun(r);
-          publish(emptyRun());
+          publish(emptyRun(r.id));
           setHashRunId(r.id);
         } else if (runId) {
           ended = take(runId, message.data) || ended;
@@ -180,7 +185,7 @@ export function RunPanel({ designId, nodeIds, dirty, canEdit, saveFirst, onView 
     const r = await api<Run>("GET", `/agent-designs/${designId}/runs/${runId}`);
     setRun(r);
     const events = r.events ?? [];
-    let v = emptyRun();
+    let v = emptyRun(r.id);
     publish(v);
     let i = 0;
     const step = () => {
@@ -191,6 +196,16 @@ export function RunPanel({ designId, nodeIds, dirty, canEdit, saveFirst, onView 
     };
     step();
   };
+
+  // "Re-run from here" on a node (the Inspector): start it here, where runs stream.
+  const rerun = useEditor((s) => s.rerun);
+  const requestRerun = useEditor((s) => s.requestRerun);
+  useEffect(() => {
+    if (!rerun) return;
+    requestRerun(null);
+    void start(rerun);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [rerun]);
 
   const clear = () => { close(); setRun(null); setHashRunId(null); publish(null); };
   const active = run && view && (view.status === "starting" || view.status === "running");
@@ -206,7 +221,7 @@ export function RunPanel({ designId, nodeIds, dirty, canEdit, saveFirst, onView 
         Allow side effects (tools, API calls)
       </label>
       <div className="row">
-        <button type="button" className="primary" onClick={start} disabled={!canEdit || !!active}>
+        <button type="button" className="primary" onClick={() => void start()} disabled={!canEdit || !!active}>
           {dirty ? "Save & run" : "Run"}
         </button>
         <button type="button" onClick={cancel} disabled={!active}>Cancel run</button>

@@ -24,6 +24,7 @@ export const graphSlice = (init: Initial): StateCreator<EditorState, [], [], Gra
     notice: null,
     tab: /[#&]run=/.test(globalThis.location?.hash ?? "") ? "run" : "inspect",
     runView: null,
+    rerun: null,
 
     say: (text, kind = "info") => set({ notice: { text, kind } }),
     dismiss: () => set({ notice: null }),
@@ -31,6 +32,7 @@ export const graphSlice = (init: Initial): StateCreator<EditorState, [], [], Gra
     setName: (name) => set({ name }),
     setDesign: (design) => set({ design }),
     setRunView: (runView) => set({ runView }),
+    requestRerun: (rerun) => set(rerun ? { rerun, tab: "run" } : { rerun }),
 
     remember: () => {
       if (recordedThisTick) return;

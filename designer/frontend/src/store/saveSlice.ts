@@ -59,17 +59,21 @@ export const saveSlice = (savedKey: string): StateCreator<EditorState, [], [], S
     }
   },
 
-  reloadTheirs: () => {
-    const { conflict, registry } = get();
-    if (!conflict) return;
-    const g = fromDoc(conflict.current.graph, registry);
+  loadSaved: (design, message) => {
+    const { registry } = get();
+    const g = fromDoc(design.graph, registry);
     get().remember();
     set({
-      nodes: g.nodes, edges: g.edges, settings: conflict.current.graph.settings ?? {},
-      name: conflict.current.name, design: conflict.current,
-      savedKey: savedKeyOf(conflict.current, registry), conflict: null,
+      nodes: g.nodes, edges: g.edges, settings: design.graph.settings ?? {},
+      name: design.name, design, savedKey: savedKeyOf(design, registry), conflict: null,
     });
-    get().say(`Reloaded revision ${conflict.current.revision}; your edit was discarded (Undo brings it back).`);
+    get().say(message);
+  },
+
+  reloadTheirs: () => {
+    const { conflict } = get();
+    if (!conflict) return;
+    get().loadSaved(conflict.current, `Reloaded revision ${conflict.current.revision}; your edit was discarded (Undo brings it back).`);
   },
 
   reapplyMine: async () => {

@@ -40,6 +40,8 @@ export interface GraphState {
   notice: Notice | null;
   tab: Tab;
   runView: RunView | null;
+  /** A re-run the Inspector asked for; the run panel starts it and clears it. */
+  rerun: { fromRun: string; fromNode: string } | null;
 
   say: (text: string, kind?: Notice["kind"]) => void;
   dismiss: () => void;
@@ -47,6 +49,7 @@ export interface GraphState {
   setName: (name: string) => void;
   setDesign: (design: Design) => void;
   setRunView: (view: RunView | null) => void;
+  requestRerun: (rerun: { fromRun: string; fromNode: string } | null) => void;
   /** Push the current graph on the undo stack (once per tick, however many edits follow). */
   remember: () => void;
   undo: () => void;
@@ -79,6 +82,8 @@ export interface SaveState {
   setReport: (report: { report: Report; doc: GraphDoc } | null, validating: boolean) => void;
   setValidating: (validating: boolean) => void;
   save: (revision?: number) => Promise<boolean>;
+  /** Show a design as saved by the gateway (its graph replaces the editor's; Undo brings it back). */
+  loadSaved: (design: Design, message: string) => void;
   reloadTheirs: () => void;
   reapplyMine: () => Promise<boolean>;
 }
