@@ -129,8 +129,8 @@ def test_one_process_holds_200_waiting_runs_at_once(one_process: Worker, peer: S
     # All waited together: about one wait, not RUNS of them one process at a time.
     assert took < WAIT_SECONDS + 20
     assert one_process.children() == [child]  # the same single process did it all
-    print(f"\n{RUNS} runs in one process: {took:.1f} s; resident {idle:.0f} MB idle, "
-          f"{held:.0f} MB with {RUNS} in flight: {(held - idle) / RUNS:.2f} MB per run")
+    # Memory, not a process each (~65 MB a run when a pool process was a run).
+    assert (held - idle) / RUNS < 1.0, f"{idle:.0f} MB idle, {held:.0f} MB with {RUNS} runs"
 
 
 def test_a_cancel_stops_a_run_mid_wait(one_process: Worker, peer: SlowPeer,
