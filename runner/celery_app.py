@@ -20,9 +20,10 @@ Delivery choices (engineering-notes, Celery bullet):
 - Pool: prefork with concurrency = KIONGA_RUNNER_PROCESSES (default 2: one per core
   of the runner we size for), strictly parsed here, so the Procfile line needs no
   --concurrency. A pool process is not a run: its task checks and claims the run, hands
-  it to the process's event loop (runner.host) and returns; the loop runs up to
-  ceil(KIONGA_DESIGNER_MAX_RUNS / processes) runs at once, and a task that finds its
-  process full waits for a place (so the next message goes to another process).
+  it to the process's event loop (runner.host) and returns; a process takes its share
+  of the runs, ceil(KIONGA_DESIGNER_MAX_RUNS / processes), and a task that finds its
+  process at its share waits up to a second (busy, so the next messages go to another
+  process) before it runs anyway.
   Slots in Redis still cap runs across all workers. Why processes and not one: a core
   each; a process that dies (kill -9, a memory blow-up, the host's hard kill of a
   wedged loop) ends only its own runs (runner_lost, via their leases). Why not the
@@ -156,7 +157,7 @@ def prepare_pool_process(**_: Any) -> None:
         server.close_inherited()
     warm_up()
     if SETTINGS is not None:
-        host(SETTINGS.process_runs)  # the process's event loop, ready for its first run
+        host(SETTINGS.process_runs, SETTINGS.max_runs)  # its event loop, for its first run
 
 
 @signals.worker_ready.connect

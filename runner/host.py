@@ -2,9 +2,13 @@
 
 A Celery pool process does not spend a task on a run: the task checks and claims the
 run (runner.worker.start) and hands it to its process's host, which runs it as a task
-of one event loop (a thread of its own) next to the process's other runs, at most
-`cap` at once (a task that finds the process full waits for a place, so Celery gives
-the next message to another process). A run that waits (a model's stream, a resource
+of one event loop (a thread of its own) next to the process's other runs. A process
+takes its share of the runner's runs (`share`, max_runs ÷ processes) and then some:
+a task that finds its process at its share waits up to SHARE_WAIT_SECONDS for one of
+its runs to end, busy meanwhile, so Celery's parent gives the next messages to an idle
+process; then it runs anyway (the other processes may be at their share too, their
+runs waiting on people: Redis's slots cap runs across the runner, never a process).
+`cap` (max_runs) is a hard bound all the same. A run that waits (a model's stream, a resource
 call, a person) costs memory, not a process or a thread.
 
 Per process, whatever the number of runs, the host keeps:
@@ -61,6 +65,7 @@ MAX_CANCEL_POLL_SECONDS: Final = 0.25
 # Per run in one round trip: how much longer the cancel poll waits with many runs.
 CANCEL_POLL_PER_RUN: Final = 0.0002
 EX_SOFTWARE: Final = 70  # sysexits.h
+SHARE_WAIT_SECONDS: Final = 1.0
 
 LOOP_BLOCKED: Final = "loop_blocked"
 
@@ -134,12 +139,14 @@ RunBody = Callable[[RunHandle], Awaitable[str]]
 
 
 class RunHost:
-    def __init__(self, cap: int, *, block_seconds: float = BLOCK_SECONDS,
+    def __init__(self, share: int, cap: int, *, block_seconds: float = BLOCK_SECONDS,
                  kill_seconds: float = KILL_SECONDS) -> None:
-        self.cap = cap
+        self.share = share
+        self.cap = max(cap, share)
         self.block_seconds = block_seconds
         self.kill_seconds = kill_seconds
-        self._places = threading.BoundedSemaphore(cap)
+        self._places = threading.BoundedSemaphore(self.cap)
+        self._room = threading.Condition()
         self._runs: dict[str, RunHandle] = {}
         self._owners: dict[asyncio.Task[Any], RunHandle] = {}
         self.loop = asyncio.new_event_loop()
@@ -159,7 +166,10 @@ class RunHost:
 
     def submit(self, handle: RunHandle, body: RunBody) -> concurrent.futures.Future[str]:
         """Run body(handle) on the loop once the process has a place for it (the calling
-        thread waits until then); the future holds its outcome."""
+        thread waits until then, for its share at most SHARE_WAIT_SECONDS); the future
+        holds its outcome."""
+        with self._room:
+            self._room.wait_for(lambda: len(self._runs) < self.share, SHARE_WAIT_SECONDS)
         self._places.acquire()
         self._runs[handle.run_id] = handle
         try:
@@ -188,6 +198,8 @@ class RunHost:
             self._owners.pop(task, None)
             self._runs.pop(handle.run_id, None)
             self._places.release()
+            with self._room:
+                self._room.notify()
 
     def _task_factory(self, loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Any],
                       context: contextvars.Context | None = None) -> asyncio.Task[Any]:
@@ -330,10 +342,10 @@ def _after_fork() -> None:
 os.register_at_fork(after_in_child=_after_fork)
 
 
-def host(cap: int) -> RunHost:
-    """This process's host (made on first use, with `cap` places)."""
+def host(share: int, cap: int) -> RunHost:
+    """This process's host (made on first use: `share` runs, at most `cap`)."""
     with _lock:
         current = _hosts.get("host")
         if current is None:
-            current = _hosts["host"] = RunHost(cap)
+            current = _hosts["host"] = RunHost(share, cap)
         return current

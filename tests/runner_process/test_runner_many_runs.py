@@ -165,3 +165,29 @@ def test_a_killed_process_ends_its_runs(one_process: Worker, peer: SlowPeer,
     more = start_runs(one_process, rds, celery_client, peer.url, 5)
     assert [read_run(rds, r, seconds=30)[-1]["type"] for r in more] == ["run.completed"] * 5
 
+
+
+def test_a_process_at_its_share_never_holds_a_run_back(tmp_path: Path, peer: SlowPeer,
+                                                       rds: redis.Redis,
+                                                       celery_client: Celery) -> None:
+    """Two processes, 4 runs: Celery hands a task to whichever process is idle, and one
+    whose 2 runs wait (on people, say) still takes a third when the other has room."""
+    worker = Worker(tmp_path / "two.log", queue=f"{SESSION_QUEUE}-two-{uuid.uuid4().hex[:8]}",
+                    KIONGA_DESIGNER_MAX_RUNS="4", KIONGA_RUNNER_PROCESSES="2")
+    try:
+        worker.wait_ready()
+        peer.delay = 30
+        runs = []
+        for _ in range(4):
+            body = payload(knowledge_graph(), callback_url=peer.url)
+            assert protocol.acquire_slot(rds, body["run_id"], 4, token=lease_of(body)) == 1
+            runs.append(send(celery_client, rds, body, take_slot=False, queue=worker.queue))
+            # One at a time: each task finds the same process idle again.
+            assert wait_for(lambda: peer.open >= len(runs), 10, step=0.05)
+        assert wait_for(lambda: peer.open >= 4, 10, step=0.1), f"{peer.open} of 4 waiting"
+        for run_id in runs:
+            rds.set(protocol.cancel_key(run_id), "1", ex=60)
+        assert [read_run(rds, r, seconds=10)[-1]["type"] for r in runs] == [
+            "run.cancelled"] * 4
+    finally:
+        worker.stop()
