@@ -61,6 +61,9 @@ class NodeOutput:
     reason: str | None = None  # approvals: approved, rejected or expired
 
 
+DELTAS_PER_YIELD = 64
+
+
 @dataclass(slots=True)
 class NodeContext:
     run: RunContext
@@ -74,6 +77,7 @@ class NodeContext:
     inputs: list[tuple[str, Any, PortType]] = field(default_factory=list)
     attempt: int = 1
     stream: StreamRedactor | None = None
+    deltas: int = 0  # pieces streamed: every DELTAS_PER_YIELD, the loop's other runs go
 
     def setting(self, name: str) -> str:
         """The configured value, or the registry default (normalize fills no defaults)."""
@@ -106,6 +110,11 @@ class NodeContext:
         """Stream a piece of model text as node.delta (redacted across chunk borders)."""
         if self.stream is not None:
             self.run.emitter.delta(self.node_id, self.attempt, self.stream.feed(text))
+        self.deltas += 1
+        if self.deltas % DELTAS_PER_YIELD == 0:
+            # A stream read from a buffer (or the mock's) never suspends: yield now and
+            # then, so one long answer does not hold the process's loop (runner.host).
+            await asyncio.sleep(0)
 
     def flush_delta(self) -> None:
         if self.stream is not None:

@@ -277,10 +277,11 @@ class RunHost:
         renew_at = time.monotonic() + protocol.HEARTBEAT_SECONDS
         unreachable = False
         while True:
-            runs = list(self._runs.values())
             time.sleep(min(MAX_CANCEL_POLL_SECONDS,
-                           max(CANCEL_POLL_SECONDS, len(runs) * CANCEL_POLL_PER_RUN)))
-            runs = [h for h in self._runs.values() if not h.flag.is_set()]
+                           max(CANCEL_POLL_SECONDS, len(self._runs) * CANCEL_POLL_PER_RUN)))
+            # Every run's lease until its end (a stopping run still writes its ending);
+            # a dead lease stays dead (PEXPIRE does not create a key).
+            runs = list(self._runs.copy().values())
             renew = time.monotonic() >= renew_at
             if renew:
                 renew_at = time.monotonic() + protocol.HEARTBEAT_SECONDS
@@ -294,25 +295,29 @@ class RunHost:
                                 type(exc).__name__, len(runs))
                 unreachable = True
             for handle in runs:
-                if handle.failed_sink():
+                if handle.failed_sink() and not handle.flag.is_set():
                     self._stop(handle)
 
     def _check(self, runs: list[RunHandle], *, renew: bool) -> None:
         pipe = runs[0].client.pipeline(transaction=False)
-        for handle in runs:
+        asking = [h for h in runs if not h.flag.is_set()]
+        for handle in asking:
             pipe.exists(protocol.cancel_key(handle.run_id))
         leased = [h for h in runs if h.lease] if renew else []
         for handle in leased:
             pipe.pexpire(protocol.lease_key(handle.lease),
                          int(protocol.RUNNING_LEASE_SECONDS * 1000))
+        if not asking and not leased:
+            return
         answers = pipe.execute()
-        for handle, asked in zip(runs, answers[:len(runs)], strict=True):
+        for handle, asked in zip(asking, answers[:len(asking)], strict=True):
             if asked:
                 log.info("run %s: cancel requested", handle.run_id)
                 self._stop(handle)
-        for handle, alive in zip(leased, answers[len(runs):], strict=True):
-            if not alive:
+        for handle, alive in zip(leased, answers[len(asking):], strict=True):
+            if not alive and not handle.flag.is_set():
                 log.warning("run %s: its slot lease ran out; stopping the run", handle.run_id)
+            if not alive:
                 self._stop(handle)
 
     def _stop(self, handle: RunHandle) -> None:
