@@ -49,7 +49,7 @@ from kombu import Queue
 from runner import protocol
 from runner.env import EnvError
 from runner.health import HealthServer
-from runner.host import host
+from runner.host import current_host, host
 from runner.protocol import now_iso
 from runner.settings import RunnerSettings, load_settings
 from runner.task_limits import BASE_TIME_LIMIT
@@ -158,6 +158,15 @@ def prepare_pool_process(**_: Any) -> None:
     warm_up()
     if SETTINGS is not None:
         host(SETTINGS.process_runs, SETTINGS.max_runs)  # its event loop, for its first run
+
+
+@signals.worker_process_shutdown.connect
+def finish_runs(**_: Any) -> None:
+    """In a pool process about to exit (a warm shutdown): its runs end first, as when a
+    task was a run and the pool waited for it."""
+    running = current_host()
+    if running is not None and not running.drain():
+        log.warning("exiting with %d runs still in flight", running.in_flight)
 
 
 @signals.worker_ready.connect

@@ -66,6 +66,8 @@ MAX_CANCEL_POLL_SECONDS: Final = 0.25
 CANCEL_POLL_PER_RUN: Final = 0.0002
 EX_SOFTWARE: Final = 70  # sysexits.h
 SHARE_WAIT_SECONDS: Final = 1.0
+# A draining process waits past its runs' hard limits this long (their sinks' close).
+DRAIN_MARGIN_SECONDS: Final = 90.0
 
 LOOP_BLOCKED: Final = "loop_blocked"
 
@@ -164,6 +166,17 @@ class RunHost:
     def in_flight(self) -> int:
         return len(self._runs)
 
+    def drain(self, margin: float = DRAIN_MARGIN_SECONDS) -> bool:
+        """Wait for the hosted runs to end (a warm shutdown: the pool process is about to
+        exit), at most the longest hard time limit among them and `margin`; True when
+        none is left."""
+        runs = list(self._runs.copy().values())
+        if runs:
+            log.info("waiting for %d runs to end before the process exits", len(runs))
+        longest = max((h.hard_limit for h in runs), default=0.0)
+        with self._room:
+            return self._room.wait_for(lambda: not self._runs, longest + margin)
+
     def submit(self, handle: RunHandle, body: RunBody) -> concurrent.futures.Future[str]:
         """Run body(handle) on the loop once the process has a place for it (the calling
         thread waits until then, for its share at most SHARE_WAIT_SECONDS); the future
@@ -199,7 +212,7 @@ class RunHost:
             self._runs.pop(handle.run_id, None)
             self._places.release()
             with self._room:
-                self._room.notify()
+                self._room.notify_all()
 
     def _task_factory(self, loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Any],
                       context: contextvars.Context | None = None) -> asyncio.Task[Any]:
@@ -345,6 +358,11 @@ def _after_fork() -> None:
 
 
 os.register_at_fork(after_in_child=_after_fork)
+
+
+def current_host() -> RunHost | None:
+    """This process's host, if it made one."""
+    return _hosts.get("host")
 
 
 def host(share: int, cap: int) -> RunHost:

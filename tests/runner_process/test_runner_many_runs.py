@@ -191,3 +191,13 @@ def test_a_process_at_its_share_never_holds_a_run_back(tmp_path: Path, peer: Slo
             "run.cancelled"] * 4
     finally:
         worker.stop()
+
+
+def test_a_warm_shutdown_lets_its_runs_end(one_process: Worker, peer: SlowPeer,
+                                           rds: redis.Redis, celery_client: Celery) -> None:
+    peer.delay = 3
+    runs = start_runs(one_process, rds, celery_client, peer.url, 10)
+    assert wait_for(lambda: peer.open >= 10, 20, step=0.1)
+    one_process.proc.terminate()  # SIGTERM: Celery's warm shutdown
+    assert [read_run(rds, r, seconds=30)[-1]["type"] for r in runs] == ["run.completed"] * 10
+    assert one_process.proc.wait(30) == 0
