@@ -13,10 +13,11 @@ call, a person) costs memory, not a process or a thread.
 
 Per process, whatever the number of runs, the host keeps:
 - the loop's thread;
-- a keeper thread that does for every run what each run's own watcher did: one
-  pipelined round trip looks for cancel requests (every CANCEL_POLL_SECONDS, longer
-  with many runs, at most MAX_CANCEL_POLL_SECONDS), one renews every lease (every
-  HEARTBEAT_SECONDS). A lease found dead stops its run, as does a failed sink;
+- a keeper thread that does for every run what each run's own watcher did: one EXISTS
+  over every run's cancel key looks for cancel requests (every CANCEL_POLL_SECONDS,
+  longer with many runs, at most MAX_CANCEL_POLL_SECONDS), one pipelined round trip
+  renews every lease (every HEARTBEAT_SECONDS). A lease found dead stops its run, as
+  does a failed sink;
 - a watchdog thread. The loop beats every BEAT_SECONDS; when one task has held the
   loop for BLOCK_SECONDS without a beat (code that never awaits), the watchdog names
   the run that task belongs to, raises RunBlocked in the loop's thread (delivered at
@@ -312,22 +313,26 @@ class RunHost:
                     self._stop(handle)
 
     def _check(self, runs: list[RunHandle], *, renew: bool) -> None:
-        pipe = runs[0].client.pipeline(transaction=False)
+        client = runs[0].client
         asking = [h for h in runs if not h.flag.is_set()]
-        for handle in asking:
-            pipe.exists(protocol.cancel_key(handle.run_id))
+        # One EXISTS over every key answers "none" in one reply (the usual case); which
+        # runs were cancelled is asked only when some were.
+        if asking and client.exists(*(protocol.cancel_key(h.run_id) for h in asking)):
+            pipe = client.pipeline(transaction=False)
+            for handle in asking:
+                pipe.exists(protocol.cancel_key(handle.run_id))
+            for handle, asked in zip(asking, pipe.execute(), strict=True):
+                if asked:
+                    log.info("run %s: cancel requested", handle.run_id)
+                    self._stop(handle)
         leased = [h for h in runs if h.lease] if renew else []
+        if not leased:
+            return
+        pipe = client.pipeline(transaction=False)
         for handle in leased:
             pipe.pexpire(protocol.lease_key(handle.lease),
                          int(protocol.RUNNING_LEASE_SECONDS * 1000))
-        if not asking and not leased:
-            return
-        answers = pipe.execute()
-        for handle, asked in zip(asking, answers[:len(asking)], strict=True):
-            if asked:
-                log.info("run %s: cancel requested", handle.run_id)
-                self._stop(handle)
-        for handle, alive in zip(leased, answers[len(asking):], strict=True):
+        for handle, alive in zip(leased, pipe.execute(), strict=True):
             if not alive and not handle.flag.is_set():
                 log.warning("run %s: its slot lease ran out; stopping the run", handle.run_id)
             if not alive:
