@@ -201,3 +201,33 @@ def test_a_warm_shutdown_lets_its_runs_end(one_process: Worker, peer: SlowPeer,
     one_process.proc.terminate()  # SIGTERM: Celery's warm shutdown
     assert [read_run(rds, r, seconds=30)[-1]["type"] for r in runs] == ["run.completed"] * 10
     assert one_process.proc.wait(30) == 0
+
+
+def test_a_process_that_dies_ends_only_its_own_runs(tmp_path: Path, peer: SlowPeer,
+                                                    rds: redis.Redis,
+                                                    celery_client: Celery) -> None:
+    worker = Worker(tmp_path / "pair.log", queue=f"{SESSION_QUEUE}-pair-{uuid.uuid4().hex[:8]}",
+                    KIONGA_DESIGNER_MAX_RUNS="20", KIONGA_RUNNER_PROCESSES="2")
+    try:
+        worker.wait_ready()
+        peer.delay = 6
+        runs = start_runs(worker, rds, celery_client, peer.url, 20)
+        assert wait_for(lambda: peer.open >= 20, 20, step=0.1)
+        os.kill(worker.children()[0], signal.SIGKILL)
+        # Each run either ends (the other process's) or its lease runs out (the killed
+        # one's: nobody renews it, and the reaper ends it runner_lost).
+        assert wait_for(lambda: all(_ended(rds, r) or not protocol.slot_alive(rds, r)
+                                    for r in runs), 20, step=0.2)
+        completed = [r for r in runs if _ended(rds, r)]
+        lost = [r for r in runs if r not in completed]
+        assert completed and lost, f"{len(completed)} completed, {len(lost)} lost"
+        assert all(stream_events(rds, r)[-1]["type"] == "run.completed" for r in completed)
+        time.sleep(1)  # the killed process's runs stay without an ending of the runner's
+        assert not any(_ended(rds, r) or protocol.slot_alive(rds, r) for r in lost)
+        protocol.release_slot(rds, *lost)
+    finally:
+        worker.stop()
+
+
+def _ended(rds: redis.Redis, run_id: str) -> bool:
+    return any(e["type"] in TERMINAL for e in stream_events(rds, run_id))
