@@ -202,6 +202,9 @@ async def _run_graph(handle: RunHandle, settings: RunnerSettings, task: RunTask,
             raise
         return handle.ending[0] if handle.ending else "internal_error"
     finally:
+        # Before the first await: from here on the host no longer cancels the run's
+        # task (its end() runs only while the task waits), so the close is not cut.
+        handle.finishing = True
         await resources.aclose()
     if handle.ending is not None:
         log.info("run %s: ended by the runner: %s", run_id, handle.ending[0])

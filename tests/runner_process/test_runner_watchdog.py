@@ -13,6 +13,7 @@ import redis
 
 from runner import host as host_module
 from runner import protocol, worker
+from runner.backends.mock import MockBackend
 from runner.settings import RunnerSettings
 from tests.runner_process.runner_kit import (
     TOKEN,
@@ -43,11 +44,31 @@ def hogging_engine() -> Any:
     return engine
 
 
+def hogging_model() -> Any:
+    """The mock model, but one that computes for a minute on the hog's input: the hog is
+    in a node's own task, below the run's."""
+    real = MockBackend.complete
+
+    async def complete(self: MockBackend, messages: Any, on_delta: Any) -> Any:
+        if HOG not in str(messages):
+            return await real(self, messages, on_delta)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            sum(range(1000))
+        raise AssertionError("the watchdog did not stop the hog")
+
+    return complete
+
+
+@pytest.mark.parametrize("where", ["engine", "node"])
 @pytest.mark.allow_output  # the watchdog logs the run it ends
 def test_the_watchdog_ends_a_hog_and_the_others_go_on(
-        runner_settings: RunnerSettings, sink_redis: redis.Redis,
+        where: str, runner_settings: RunnerSettings, sink_redis: redis.Redis,
         monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
-    monkeypatch.setattr(worker, "run_graph", hogging_engine())
+    if where == "engine":
+        monkeypatch.setattr(worker, "run_graph", hogging_engine())
+    else:
+        monkeypatch.setattr(MockBackend, "complete", hogging_model())
     outcomes: dict[str, str] = {}
     took: dict[str, float] = {}
 
