@@ -20,6 +20,7 @@ from kionga.log_filters import CELERY_TASK_LOGGERS
 from kionga.proxies import trusted_proxies
 from runner.env import Env
 from runner.redact import DEFAULT_SECRET_PATTERNS
+from runner.settings import DEFAULT_MAX_RUNS
 
 # One strict reader for gateway and runner (runner.env): NAME_FILE variants, loud errors.
 env = Env()
@@ -342,7 +343,7 @@ KIONGA_PROJECT_MAX_AGENT_MEMORY = env.parsed("KIONGA_PROJECT_MAX_AGENT_MEMORY", 
                                              quantities.memory_setting, quantities.EXAMPLE)
 KIONGA_DESIGNER_RUNNER_TOKEN = env.text("KIONGA_DESIGNER_RUNNER_TOKEN", "")
 KIONGA_DESIGNER_PORT = env.integer("KIONGA_DESIGNER_PORT", 9100)
-KIONGA_DESIGNER_MAX_RUNS = env.integer("KIONGA_DESIGNER_MAX_RUNS", 8)
+KIONGA_DESIGNER_MAX_RUNS = env.integer("KIONGA_DESIGNER_MAX_RUNS", DEFAULT_MAX_RUNS)
 # Fair share (runs.quota, runs.stream_limits): runs in flight per project (0 = half the
 # runner's capacity), event streams per user and in all, per gateway process.
 KIONGA_PROJECT_MAX_RUNS = env.integer("KIONGA_PROJECT_MAX_RUNS", 0)

@@ -17,22 +17,22 @@ Delivery choices (engineering-notes, Celery bullet):
   way. A worker stopped cleanly puts its reserved message back on the queue.
 - worker_prefetch_multiplier=1: a process reserves one task at a time, so a task
   never waits behind a long run while another process is idle.
-- Pool: prefork (the default, kept on purpose) with concurrency = MAX_RUNS, taken
-  from KIONGA_DESIGNER_MAX_RUNS here (strictly parsed), so the Procfile line needs no
-  --concurrency (one would override it; slots still cap runs across all workers).
-  Why not threads: runs are CPU work in Python (scheduling, redaction, JSON), so
-  processes use every core where threads share one GIL; one run's memory blow-up or
-  a wedged child takes down only that child (task_time_limit, which the threads pool
-  does not enforce, kills it and the pool replaces it); a child killed with -9 stops
-  renewing its lease, which the reaper handles. Children die with the main process
-  (Celery sets PR_SET_PDEATHSIG), so kill -9 of the worker leaves no orphan renewing
-  leases. Measured end to end (task sent → terminal event in the ingest stream, 8 in
-  flight, mock graph of 4 nodes) on a shared 2-vCPU machine: prefork 146-212 runs/s,
-  threads 123-187 runs/s; on more cores only prefork scales. Measured again after the
-  lean runner (bench/runner.py --pool, 2 × 300 runs, shared machine): prefork 134-143
-  runs/s at 5.2-5.4 CPU ms per run, threads 137-143 runs/s at 4.2-4.7 ms: the same
-  throughput, ~1 ms less CPU for threads, not worth losing the hard time limit and
-  the isolation above.
+- Pool: prefork with concurrency = KIONGA_RUNNER_PROCESSES (default 2: one per core
+  of the runner we size for), strictly parsed here, so the Procfile line needs no
+  --concurrency. A pool process is not a run: its task checks and claims the run, hands
+  it to the process's event loop (runner.host) and returns; a process takes its share
+  of the runs, ceil(KIONGA_DESIGNER_MAX_RUNS / processes), and a task that finds its
+  process at its share waits up to a second (busy, so the next messages go to another
+  process) before it runs anyway.
+  Slots in Redis still cap runs across all workers. Why processes and not one: a core
+  each; a process that dies (kill -9, a memory blow-up, the host's hard kill of a
+  wedged loop) ends only its own runs (runner_lost, via their leases). Why not the
+  threads or gevent pools: a thread per waiting run is what this replaced, and gevent
+  would patch the sockets the engine's asyncio code uses. The choice and its
+  measurements: docs/decisions/many-runs-per-process.md.
+  A run's hard time limit (the message's `timelimit`, runner.task_limits) is enforced
+  by the host on the loop; task_time_limit only bounds the task itself (the check,
+  the claim and a wait for a place).
   test_runner_throughput.py holds the ≥ 100 runs/s requirement.
 """
 
@@ -49,16 +49,17 @@ from kombu import Queue
 from runner import protocol
 from runner.env import EnvError
 from runner.health import HealthServer
+from runner.host import current_host, host
 from runner.protocol import now_iso
 from runner.settings import RunnerSettings, load_settings
 from runner.task_limits import BASE_TIME_LIMIT
-from runner.worker import execute, redis_client, warm_up
+from runner.worker import redis_client, start, warm_up
 
 log = logging.getLogger(__name__)
 
-# The hard limit of a task without its own: only catches a wedged child (prefork kills
-# it; the lease then expires). The gateway sends each task with the limit of its graph,
-# which adds the longest its approvals can keep it waiting (runner/task_limits.py).
+# The hard limit of a task without its own. The gateway sends each task with the limit
+# of its graph, which adds the longest its approvals can keep it waiting
+# (runner/task_limits.py); the host holds each run to it (runner.host).
 TASK_TIME_LIMIT: Final = BASE_TIME_LIMIT
 EX_CONFIG: Final = 78  # sysexits.h: configuration error
 
@@ -92,7 +93,7 @@ app.conf.update(
     # tasks; ours are acked at start, so a broker blip never stops a running run.
     worker_cancel_long_running_tasks_on_connection_loss=True,
     worker_prefetch_multiplier=1,
-    worker_concurrency=SETTINGS.max_runs if SETTINGS else 1,
+    worker_concurrency=SETTINGS.processes if SETTINGS else 1,
     worker_pool="prefork",
     task_time_limit=TASK_TIME_LIMIT,
     worker_disable_rate_limits=True,
@@ -111,9 +112,10 @@ app.conf.update(
 )
 
 
-@app.task(name=protocol.TASK_NAME, ignore_result=True)
-def execute_run(payload: dict[str, Any], signature: str) -> None:
-    execute(payload, signature)
+@app.task(name=protocol.TASK_NAME, ignore_result=True, bind=True)
+def execute_run(self: Any, payload: dict[str, Any], signature: str) -> None:
+    hard, _soft = self.request.timelimit or (None, None)
+    start(payload, signature, hard_limit=hard)
 
 
 _health: dict[str, HealthServer] = {}
@@ -154,6 +156,17 @@ def prepare_pool_process(**_: Any) -> None:
     if server is not None:
         server.close_inherited()
     warm_up()
+    if SETTINGS is not None:
+        host(SETTINGS.process_runs, SETTINGS.max_runs)  # its event loop, for its first run
+
+
+@signals.worker_process_shutdown.connect
+def finish_runs(**_: Any) -> None:
+    """In a pool process about to exit (a warm shutdown): its runs end first, as when a
+    task was a run and the pool waited for it."""
+    running = current_host()
+    if running is not None and not running.drain():
+        log.warning("exiting with %d runs still in flight", running.in_flight)
 
 
 @signals.worker_ready.connect
@@ -167,8 +180,8 @@ def announce(sender: Any = None, **_: Any) -> None:
     client.hset(protocol.RUNNER_INFO_KEY, mapping={
         "max_runs": SETTINGS.max_runs, "started_at": now_iso(), "pid": os.getpid(),
     })
-    log.info("runner ready: max_runs=%d, health on %s:%d", SETTINGS.max_runs,
-             SETTINGS.bind_host, server.port)
+    log.info("runner ready: max_runs=%d in %d processes, health on %s:%d",
+             SETTINGS.max_runs, SETTINGS.processes, SETTINGS.bind_host, server.port)
 
 
 @signals.worker_shutdown.connect

@@ -62,6 +62,9 @@ class NodeOutput:
     cost: float = 0.0  # what the gateway billed for the node's model call (its records)
 
 
+DELTAS_PER_YIELD = 64
+
+
 @dataclass(slots=True)
 class NodeContext:
     run: RunContext
@@ -75,6 +78,7 @@ class NodeContext:
     inputs: list[tuple[str, Any, PortType]] = field(default_factory=list)
     attempt: int = 1
     stream: StreamRedactor | None = None
+    deltas: int = 0  # pieces streamed: every DELTAS_PER_YIELD, the loop's other runs go
 
     def setting(self, name: str) -> str:
         """The configured value, or the registry default (normalize fills no defaults)."""
@@ -107,6 +111,11 @@ class NodeContext:
         """Stream a piece of model text as node.delta (redacted across chunk borders)."""
         if self.stream is not None:
             self.run.emitter.delta(self.node_id, self.attempt, self.stream.feed(text))
+        self.deltas += 1
+        if self.deltas % DELTAS_PER_YIELD == 0:
+            # A stream read from a buffer (or the mock's) never suspends: yield now and
+            # then, so one long answer does not hold the process's loop (runner.host).
+            await asyncio.sleep(0)
 
     def flush_delta(self) -> None:
         if self.stream is not None:

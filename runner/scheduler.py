@@ -107,6 +107,8 @@ class Scheduler:
                     if ending is not None:
                         return ending
                 wave = following
+                # Let the process's other runs have the loop between waves (runner.host).
+                await asyncio.sleep(0)
                 continue
             finished = [await self.done.get()]
             while not self.done.empty():

@@ -18,6 +18,10 @@ from runner.redact import DEFAULT_SECRET_PATTERNS, pattern_problems
 from runner.request import LLMConfig
 
 LLM_BACKENDS = ("mock", "openai")
+# Runs in flight across the runner, and its pool processes: what a 2-core runner
+# holds when its runs wait (docs/decisions/many-runs-per-process.md).
+DEFAULT_MAX_RUNS = 1000
+DEFAULT_PROCESSES = 2
 
 
 @dataclass(frozen=True)
@@ -26,10 +30,18 @@ class RunnerSettings:
     port: int
     bind_host: str
     max_runs: int
+    # Pool processes (Celery's concurrency), each one event loop hosting at most
+    # process_runs runs at once (runner.host).
+    processes: int
     redis_url: str
     llm: LLMConfig
     secret_patterns: tuple[str, ...]
     http_timeout: float
+
+    @property
+    def process_runs(self) -> int:
+        """One process's cap: its part of max_runs, rounded up."""
+        return -(-self.max_runs // self.processes)
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> RunnerSettings:
@@ -46,12 +58,15 @@ def load_settings(environ: Mapping[str, str] | None = None) -> RunnerSettings:
     base_url = env.text("MLAIOPS_LLM_BASE_URL").strip()
     if backend == "openai" and not base_url:
         raise EnvError("MLAIOPS_LLM_BASE_URL is required when MLAIOPS_LLM_BACKEND=openai")
+    max_runs = env.integer("KIONGA_DESIGNER_MAX_RUNS", DEFAULT_MAX_RUNS, within=(1, 10_000))
     return RunnerSettings(
         token=token,
         port=env.integer("KIONGA_DESIGNER_PORT", 9100, within=(1, 65535)),
         # Same variable as the Procfile's other listeners; Compose sets 0.0.0.0.
         bind_host=env.text("KIONGA_BIND_HOST").strip() or "127.0.0.1",
-        max_runs=env.integer("KIONGA_DESIGNER_MAX_RUNS", 8, within=(1, 10_000)),
+        max_runs=max_runs,
+        processes=min(max_runs, env.integer("KIONGA_RUNNER_PROCESSES", DEFAULT_PROCESSES,
+                                            within=(1, 64))),
         redis_url=env.text("REDIS_URL").strip() or "redis://127.0.0.1:6379/0",
         llm=LLMConfig(backend=backend, model=env.text("MLAIOPS_LLM_MODEL").strip(),
                       base_url=base_url),

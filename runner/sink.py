@@ -11,8 +11,10 @@ keeps up), so a batch is applied whole or not at all and a retry never leaves ha
 one behind. (A reply lost after EXEC applied is noticed on retry, from the stream's newest
 entry, and the batch is not sent twice.)
 
-The engine calls the sink synchronously, so `__call__` only appends to a buffer; a
-writer thread (one the worker process reuses) drains it. When Redis is unreachable
+The engine calls the sink synchronously, so `__call__` only appends to a buffer; the
+process's few writer threads (WRITERS, shared by all its runs' sinks) drain the
+buffers, one batch of one sink at a time, so a sink is never written by two threads at
+once and its events stay in order. When Redis is unreachable
 (or full: it refuses writes with OOM until memory is freed) the writer keeps the
 buffer (in order, never reordered) and retries with backoff for up to
 `retry_seconds`; the run goes on meanwhile. Only if Redis stays away longer does it
@@ -30,9 +32,13 @@ unseen.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
+import queue
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
@@ -59,7 +65,6 @@ from runner.protocol import (
 )
 from runner.records import Record
 from runner.retry import RetryPolicy, retrying
-from runner.threads import spawn
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +82,9 @@ RETRYABLE: Final = (redis.ConnectionError, redis.TimeoutError, redis.ReadOnlyErr
                     redis.OutOfMemoryError)
 # How the sink and the worker wait for Redis to come back.
 REDIS_RETRY: Final = RetryPolicy(deadline=RETRY_SECONDS, retry_on=RETRYABLE)
+# Writer threads per process, whatever its number of runs: each MULTI/EXEC waits on
+# Redis without the GIL, so a few keep up with one event loop's runs.
+WRITERS: Final = 4
 
 
 class SinkFailed(RuntimeError):
@@ -94,7 +102,7 @@ class EventSink:
         self.live = LiveStream(project_id)  # touched by the writer thread only
         self._retry = replace(REDIS_RETRY, deadline=retry_seconds)
         self._buffer: deque[Event] = deque()
-        self._lock = threading.Condition()
+        self._lock = threading.Lock()
         self._closing = False
         self._busy = False  # the writer holds a batch taken from the buffer
         self.last_seq = -1  # seq of the last stored event handed to the sink
@@ -106,8 +114,10 @@ class EventSink:
         self.error: str | None = None
         self._written_seq = -1  # seq of the last stored event in Redis
         self.dropped = 0
-        # A thread the process reuses from run to run (runner.threads), not a new one.
-        self._writer_done = spawn(self._run, "sink")
+        # Handed to the process's writers (on their queue or in one's hands).
+        self._scheduled = False
+        self._done = threading.Event()  # closing, and every batch written or given up
+        self._on_done: list[Callable[[], None]] = []
 
     def __call__(self, event: Event) -> None:
         """The engine's emit: never blocks on Redis; raises SinkFailed once the sink
@@ -129,7 +139,7 @@ class EventSink:
                 self.last_seq = max(self.last_seq, int(event.get("seq", -1)))
             self.terminal_seen = is_terminal
             self._buffer.append(event if self.error is None else self._ending(event))
-            self._lock.notify()
+            self._schedule()
 
     def record(self, record: Record) -> None:
         """The engine's record hook: a node record (runner.records) for the ingest stream
@@ -140,37 +150,87 @@ class EventSink:
                     or len(self._buffer) >= MAX_BACKLOG):
                 return
             self._buffer.append({_RECORD: record})
-            self._lock.notify()
+            self._schedule()
 
     def close(self, timeout: float | None = None) -> bool:
-        """Flush what is buffered, stop the writer; True when everything reached Redis."""
+        """Flush what is buffered, then stop; True when everything reached Redis."""
+        self._request_close()
+        self._done.wait(timeout)
+        return self._delivered()
+
+    async def aclose(self, timeout: float) -> bool:
+        """close() for a run on an event loop: waits without holding the loop."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+
+        def settle() -> None:
+            if not done.done():
+                done.set_result(None)
+
+        def wake() -> None:
+            loop.call_soon_threadsafe(settle)
+
+        with self._lock:
+            self._on_done.append(wake)
+        self._request_close()
+        if self._done.is_set():
+            return self._delivered()
+        try:
+            await asyncio.wait_for(done, timeout)
+        except TimeoutError:
+            pass
+        return self._delivered()
+
+    def _request_close(self) -> None:
         with self._lock:
             self._closing = True
-            self._lock.notify()
-        self._writer_done.wait(timeout)
+            self._schedule()
+
+    def _delivered(self) -> bool:
         with self._lock:
             return (not self.failed and self.error is None and not self._buffer
                     and not self._busy and not self.dropped)
 
-    def _run(self) -> None:
-        while True:
-            with self._lock:
-                while not self._buffer and not self._closing:
-                    self._lock.wait()
-                if not self._buffer:
-                    return  # closing and drained
-                count = min(len(self._buffer), MAX_BATCH)
-                batch = [self._buffer.popleft() for _ in range(count)]
-                self._busy = True
-            problem = self._deliver(batch)
-            with self._lock:
-                self._busy = False
-                if problem is None:
-                    self._written_seq = max([self._written_seq, *_stored_seqs(batch)])
-                elif problem == _UNREACHABLE or self.error is not None:
-                    self._give_up(len(batch))  # unreachable, or even the ending failed
-                else:
-                    self._fail(batch, problem)
+    def _schedule(self) -> None:
+        """Caller holds the lock: hand the sink to the writers unless they have it."""
+        if not self._scheduled and not self._done.is_set():
+            self._scheduled = True
+            _writers().put(self)
+
+    def _serve(self) -> None:
+        """A writer's turn with this sink: one batch, then back on the queue if more."""
+        with self._lock:
+            if not self._buffer:
+                self._scheduled = False
+                if self._closing:
+                    self._finish()
+                return
+            count = min(len(self._buffer), MAX_BATCH)
+            batch = [self._buffer.popleft() for _ in range(count)]
+            self._busy = True
+        problem = self._deliver(batch)
+        with self._lock:
+            self._busy = False
+            if problem is None:
+                self._written_seq = max([self._written_seq, *_stored_seqs(batch)])
+            elif problem == _UNREACHABLE or self.error is not None:
+                self._give_up(len(batch))  # unreachable, or even the ending failed
+            else:
+                self._fail(batch, problem)
+            if self._buffer or self._closing:
+                _writers().put(self)  # still scheduled: the same sink, later
+            else:
+                self._scheduled = False
+
+    def _finish(self) -> None:
+        """Caller holds the lock: closing and drained."""
+        self._done.set()
+        callbacks, self._on_done = self._on_done, []
+        for callback in callbacks:
+            try:
+                callback()
+            except RuntimeError:  # the waiting loop is closed: nobody waits any more
+                pass
 
     def _deliver(self, batch: list[Event]) -> str | None:
         """None when the batch is in Redis, else what went wrong."""
@@ -276,7 +336,6 @@ class EventSink:
         self._buffer.clear()
         if terminal is not None:
             self._buffer.append(self._ending(terminal))
-        self._lock.notify()
 
     def _ending(self, terminal: Event) -> Event:
         """The run's true ending after a failed batch; the engine's usage is kept."""
@@ -309,6 +368,44 @@ class _Writes:
     events: list[_Write] = field(default_factory=list)
     account: tuple[str, int] | None = None
     sent: bool = False  # a MULTI of it went out (its reply may have been lost)
+
+
+_writer_state: dict[str, Any] = {}
+_writer_lock = threading.Lock()
+
+
+def _after_fork() -> None:
+    global _writer_lock
+    _writer_lock = threading.Lock()
+    _writer_state.clear()  # the parent's writer threads do not exist in a child
+
+
+os.register_at_fork(after_in_child=_after_fork)
+
+
+def _writers() -> queue.SimpleQueue[EventSink]:
+    """This process's queue of sinks with work, and its WRITERS threads (started once)."""
+    jobs: queue.SimpleQueue[EventSink] | None = _writer_state.get("jobs")
+    if jobs is not None:
+        return jobs
+    with _writer_lock:
+        if "jobs" not in _writer_state:
+            fresh: queue.SimpleQueue[EventSink] = queue.SimpleQueue()
+            for number in range(WRITERS):
+                threading.Thread(target=_write_forever, args=(fresh,),
+                                 name=f"sink-writer-{number}", daemon=True).start()
+            _writer_state["jobs"] = fresh
+        found: queue.SimpleQueue[EventSink] = _writer_state["jobs"]
+        return found
+
+
+def _write_forever(jobs: queue.SimpleQueue[EventSink]) -> None:
+    while True:
+        sink = jobs.get()
+        try:
+            sink._serve()
+        except BaseException:  # a bug must not kill the writer (nor lose the others)
+            log.exception("a sink writer's turn failed")
 
 
 def _stored_seqs(batch: list[Event]) -> list[int]:

@@ -1,4 +1,4 @@
-"""execute(): one signed run task, from the signature check to the freed slot.
+"""start() / execute(): one signed run task, from the signature check to the freed slot.
 
 Celery delivers a task at least once in some failures and at most once in others
 (engineering-notes, Celery bullet), so correctness comes from Redis, not from acks:
@@ -6,16 +6,21 @@ Celery delivers a task at least once in some failures and at most once in others
 - the slot lease must still be alive: a slot the gateway reaped (or never took)
   means the run is not ours to start (claim, lease and the cancel key are read in
   one Redis script, runner/claim.py);
-- the watcher renews the lease while the run lives, so a killed runner stops
-  renewing and the gateway's reaper ends the run with `runner_lost`.
+- the process's keeper renews the lease while the run lives (runner.host), so a
+  killed runner stops renewing and the gateway's reaper ends the run with `runner_lost`.
+
+start() does the checks and the claim in the calling thread (the Celery task's), then
+hands the run to the process's event loop (runner.host), where it runs next to the
+process's other runs; the task returns at once. execute() is start() waiting for the
+run's end (tests, tools).
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import logging
 import ssl
-import threading
-import time
 import uuid
 from collections.abc import Callable
 from dataclasses import replace
@@ -26,19 +31,26 @@ import redis
 
 from runner import protocol
 from runner.claim import claim_run
-from runner.engine import run_graph_sync
+from runner.engine import run_graph
 from runner.events import Event
+from runner.host import RunBlocked, RunHandle, host
 from runner.http_resources import HttpResources
 from runner.retry import retrying
 from runner.settings import RunnerSettings, load_settings
 from runner.sink import REDIS_RETRY, RETRY_SECONDS, EventSink, sink_client
-from runner.task_payload import NO_SECRETS, PayloadError, RunTask, parse_task, secrets_of
-from runner.threads import spawn
+from runner.task_limits import BASE_TIME_LIMIT
+from runner.task_payload import (
+    NO_SECRETS,
+    PayloadError,
+    RunTask,
+    TaskSecrets,
+    parse_task,
+    secrets_of,
+)
 
 log = logging.getLogger(__name__)
 
 CLAIM_SECONDS: Final = 86_400
-CANCEL_POLL_SECONDS: Final = 0.05
 # Closing the sink waits for its retries; a little more than those in all.
 SINK_CLOSE_SECONDS: Final = RETRY_SECONDS + 15
 
@@ -79,7 +91,17 @@ def _tls_context() -> ssl.SSLContext:
 
 def execute(payload: Any, signature: Any, *, settings: RunnerSettings | None = None,
             client: redis.Redis | None = None) -> str:
-    """Run one task; returns what happened (for logs and tests)."""
+    """Run one task to its end; returns what happened (for logs and tests)."""
+    started = start(payload, signature, settings=settings, client=client)
+    return started if isinstance(started, str) else started.result()
+
+
+def start(payload: Any, signature: Any, *, settings: RunnerSettings | None = None,
+          client: redis.Redis | None = None, hard_limit: float | None = None
+          ) -> str | concurrent.futures.Future[str]:
+    """Check and claim one task, then hand its run to the process's event loop: what
+    happened when the run does not start (a str), else the future of its outcome.
+    Waits while the process already hosts its cap of runs."""
     settings = settings or current_settings()
     client = client or redis_client(settings.redis_url)
     if not protocol.verify(payload, signature, settings.token):
@@ -107,21 +129,41 @@ def execute(payload: Any, signature: Any, *, settings: RunnerSettings | None = N
     if claim == "no_slot":
         log.warning("run %s: its slot is gone (reaped, or never taken); not running it", run_id)
         return "no_slot"
+    handle = RunHandle(run_id, secrets.lease, client, hard_limit or BASE_TIME_LIMIT)
+
+    async def body(handle: RunHandle) -> str:
+        return await _hosted(handle, settings, payload, secrets, cancelled=claim == "cancelled")
+
+    return host(settings.process_runs, settings.max_runs).submit(handle, body)
+
+
+async def _hosted(handle: RunHandle, settings: RunnerSettings, payload: dict[str, Any],
+                  secrets: TaskSecrets, *, cancelled: bool) -> str:
+    """The run on the process's loop, from its sink's opening to its freed slot."""
+    run_id, client = handle.run_id, handle.client
     sink: EventSink | None = None
     try:
         sink = EventSink(client, run_id, event_key=secrets.event_key, lease=secrets.lease,
                          project_id=_project_id(payload))
-        return _run_claimed(client, settings, run_id, payload, sink,
-                            cancelled=claim == "cancelled")
+        failed_sink = sink
+        handle.failed_sink = lambda: failed_sink.failed or failed_sink.error is not None
+        return await _run_claimed(handle, settings, payload, sink, cancelled=cancelled)
     finally:
-        if sink is not None and not sink.close(SINK_CLOSE_SECONDS):
+        handle.finishing = True
+        task = asyncio.current_task()
+        if task is not None:
+            while task.uncancel():  # a cancel already delivered must not cut the close
+                pass
+        if sink is not None and not await sink.aclose(SINK_CLOSE_SECONDS):
             log.error("run %s: %d events could not be written to Redis", run_id, sink.dropped)
         if sink is None or not sink.slot_freed:  # else freed with the terminal event
-            _release(client, run_id, secrets.lease)
+            await asyncio.get_running_loop().run_in_executor(
+                None, _release, client, run_id, secrets.lease)
 
 
-def _run_claimed(client: redis.Redis, settings: RunnerSettings, run_id: str,
-                 payload: dict[str, Any], sink: EventSink, *, cancelled: bool) -> str:
+async def _run_claimed(handle: RunHandle, settings: RunnerSettings, payload: dict[str, Any],
+                       sink: EventSink, *, cancelled: bool) -> str:
+    run_id = handle.run_id
     if cancelled:
         sink(_ending("run.cancelled", 0, "cancelled", "cancelled", "the run was cancelled"))
         return "cancelled"
@@ -131,28 +173,42 @@ def _run_claimed(client: redis.Redis, settings: RunnerSettings, run_id: str,
         log.warning("run %s: unusable payload: %s", run_id, exc)
         sink(_ending("run.failed", 0, "invalid_request", "node_error", str(exc)))
         return "invalid_request"
-    return _run_graph(client, settings, run_id, task, sink)
+    return await _run_graph(handle, settings, task, sink)
 
 
-def _run_graph(client: redis.Redis, settings: RunnerSettings, run_id: str, task: RunTask,
-               sink: EventSink) -> str:
+async def _run_graph(handle: RunHandle, settings: RunnerSettings, task: RunTask,
+                     sink: EventSink) -> str:
     # No keep-alive: every connection closes when the run ends (the transport is the
-    # run's), so no socket of one run's credential outlives it on the thread's loop.
+    # run's), so no socket of one run's credential outlives it on the process's loop.
+    run_id = handle.run_id
     transport = httpx.AsyncHTTPTransport(verify=_tls_context(),
                                          limits=httpx.Limits(max_keepalive_connections=0))
     resources = HttpResources(task.callback_url, task.credential,
                               timeout=settings.http_timeout, transport=transport)
-    cancel = threading.Event()
-    with Watcher(client, run_id, task.lease, cancel, sink):
-        try:
-            result = run_graph_sync(task.request, resources=resources, emit=sink, cancel=cancel,
-                                    record=sink.record)
-        except Exception:  # an engine bug: the run must still end with one terminal event
+    emit = handle.emit_through(sink)
+    try:
+        result = await run_graph(task.request, resources=resources, emit=emit,
+                                 cancel=handle.stop, record=sink.record)
+    except (Exception, RunBlocked, asyncio.CancelledError) as exc:
+        # An engine bug, or the host ended the run (a blocked loop, its hard time
+        # limit) where the engine could not: the run still ends with one terminal event.
+        if handle.ending is None:
             log.exception("run %s: the engine failed", run_id)
-            if not sink.terminal_seen:
-                sink(_ending("run.failed", sink.last_seq + 1, "internal_error", "node_error",
-                             "the runner failed unexpectedly"))
-            return "internal_error"
+        if not sink.terminal_seen:
+            ended = handle.ending or ("internal_error", "node_error",
+                                      "the runner failed unexpectedly")
+            sink(_ending("run.failed", sink.last_seq + 1, *ended))
+        if isinstance(exc, asyncio.CancelledError) and handle.ending is None:
+            raise
+        return handle.ending[0] if handle.ending else "internal_error"
+    finally:
+        # Before the first await: from here on the host no longer cancels the run's
+        # task (its end() runs only while the task waits), so the close is not cut.
+        handle.finishing = True
+        await resources.aclose()
+    if handle.ending is not None:
+        log.info("run %s: ended by the runner: %s", run_id, handle.ending[0])
+        return handle.ending[0]
     log.info("run %s: %s after %d steps", run_id, result.status, result.steps)
     return result.status
 
@@ -183,61 +239,3 @@ def _retrying(call: Callable[[], T], what: str, *, seconds: float = RETRY_SECOND
     """call(), retried with backoff while Redis is unreachable (e.g. restarting)."""
     return retrying(call, replace(REDIS_RETRY, deadline=seconds), f"{what}: Redis unreachable")
 
-
-class Watcher:
-    """While a run lives: renew its slot lease and notice a cancel request.
-
-    A thread (one the worker process reuses, runner.threads), not a task in the run's
-    event loop, so a run that hogs its loop still keeps its lease. A lease found dead
-    means the gateway may have ended the run (and may give the slot away), so the run
-    stops; so it does when the sink failed (the
-    engine also notices at its next event: the sink raises then).
-    """
-
-    def __init__(self, client: redis.Redis, run_id: str, lease: str,
-                 cancel: threading.Event, sink: EventSink) -> None:
-        self._client = client
-        self._run_id = run_id
-        self._lease = lease
-        self._cancel = cancel
-        self._sink = sink
-        self._stop = threading.Event()
-        self._done: threading.Event | None = None
-        self._unreachable = False
-
-    def __enter__(self) -> Watcher:
-        self._done = spawn(self._loop, "watch")
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        if self._done is not None:
-            self._done.wait()
-
-    def _loop(self) -> None:
-        renew_at = time.monotonic() + protocol.HEARTBEAT_SECONDS
-        while not self._stop.wait(CANCEL_POLL_SECONDS):
-            try:
-                self._check_cancel()
-                if time.monotonic() >= renew_at:
-                    self._renew()
-                    renew_at = time.monotonic() + protocol.HEARTBEAT_SECONDS
-                self._unreachable = False
-            except redis.RedisError as exc:
-                if not self._unreachable:
-                    log.warning("run %s: Redis unreachable (%s); the run goes on",
-                                self._run_id, type(exc).__name__)
-                self._unreachable = True
-            if self._sink.failed or self._sink.error is not None:
-                self._cancel.set()
-
-    def _check_cancel(self) -> None:
-        if not self._cancel.is_set() and self._client.exists(protocol.cancel_key(self._run_id)):
-            log.info("run %s: cancel requested", self._run_id)
-            self._cancel.set()
-
-    def _renew(self) -> None:
-        if not protocol.renew_lease(self._client, self._lease):
-            if not self._cancel.is_set():
-                log.warning("run %s: its slot lease ran out; stopping the run", self._run_id)
-            self._cancel.set()

@@ -107,7 +107,7 @@ class Stack:
 
     def runner_command(self) -> list[str]:
         return [str(VENV_BIN / "celery"), "-A", "runner.celery_app", "worker", "-Q", "runner",
-                "--loglevel", "WARNING", "--concurrency", str(self.max_runs),
+                "--loglevel", "WARNING",
                 "--without-gossip", "--without-mingle", "--without-heartbeat",
                 "-n", f"runner-{self.runner_port}@%h"]
 

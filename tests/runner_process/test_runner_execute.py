@@ -31,7 +31,7 @@ def run(body: dict[str, Any], runner_settings: RunnerSettings, sink_redis: redis
 
 
 def crashing_engine(*, terminal: bool) -> Any:
-    def fake(request: Any, *, emit: Any, **_: Any) -> Any:
+    async def fake(request: Any, *, emit: Any, **_: Any) -> Any:
         emit({"seq": 0, "type": "run.started", "at": now_iso()})
         emit({"seq": 1, "type": "node.started", "at": now_iso(), "node_id": "input",
               "kind": "input", "attempt": 1})
@@ -47,7 +47,7 @@ def crashing_engine(*, terminal: bool) -> Any:
 def test_it_ends_a_crashed_run_with_one_internal_error(
         runner_settings: RunnerSettings, sink_redis: redis.Redis,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(worker, "run_graph_sync", crashing_engine(terminal=False))
+    monkeypatch.setattr(worker, "run_graph", crashing_engine(terminal=False))
     body = payload(mock_graph())
     assert run(body, runner_settings, sink_redis) == "internal_error"
     events = stream_events(sink_redis, body["run_id"])
@@ -62,7 +62,7 @@ def test_it_ends_a_crashed_run_with_one_internal_error(
 def test_it_adds_no_terminal_event_when_the_engine_sent_one(
         runner_settings: RunnerSettings, sink_redis: redis.Redis,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(worker, "run_graph_sync", crashing_engine(terminal=True))
+    monkeypatch.setattr(worker, "run_graph", crashing_engine(terminal=True))
     body = payload(mock_graph())
     assert run(body, runner_settings, sink_redis) == "internal_error"
     assert [e["type"] for e in stream_events(sink_redis, body["run_id"])] == [

@@ -20,7 +20,9 @@ def env(**values: str) -> dict[str, str]:
 def test_it_reads_the_defaults() -> None:
     settings = load_settings(env())
     assert settings.token == TOKEN
-    assert (settings.port, settings.max_runs, settings.bind_host) == (9100, 8, "127.0.0.1")
+    assert (settings.port, settings.max_runs, settings.bind_host) == (9100, 1000, "127.0.0.1")
+    # Two pool processes, each hosting its half of the runs on one event loop.
+    assert (settings.processes, settings.process_runs) == (2, 500)
     assert settings.redis_url == "redis://127.0.0.1:6379/0"
     assert (settings.llm.backend, settings.llm.model, settings.llm.base_url) == ("mock", "", "")
     assert settings.secret_patterns == DEFAULT_SECRET_PATTERNS
@@ -32,8 +34,9 @@ def test_it_reads_every_variable() -> None:
         KIONGA_DESIGNER_PORT="9200", KIONGA_DESIGNER_MAX_RUNS="3", REDIS_URL="redis://r:1/2",
         MLAIOPS_LLM_BACKEND="openai", MLAIOPS_LLM_MODEL="m1",
         MLAIOPS_LLM_BASE_URL="http://llm/v1", KIONGA_RUNNER_HTTP_TIMEOUT="2.5",
-        KIONGA_BIND_HOST="0.0.0.0"))
+        KIONGA_BIND_HOST="0.0.0.0", KIONGA_RUNNER_PROCESSES="2"))
     assert (settings.port, settings.max_runs, settings.redis_url) == (9200, 3, "redis://r:1/2")
+    assert (settings.processes, settings.process_runs) == (2, 2)  # 3 runs: 2 + 1
     assert (settings.llm.backend, settings.llm.model, settings.llm.base_url) == (
         "openai", "m1", "http://llm/v1")
     assert (settings.http_timeout, settings.bind_host) == (2.5, "0.0.0.0")
@@ -43,6 +46,11 @@ def test_it_reads_every_variable() -> None:
 def test_it_refuses_a_missing_or_short_token(token: str) -> None:
     with pytest.raises(EnvError, match="KIONGA_DESIGNER_RUNNER_TOKEN.*at least 16"):
         load_settings({"KIONGA_DESIGNER_RUNNER_TOKEN": token})
+
+
+def test_it_runs_no_more_processes_than_runs() -> None:
+    settings = load_settings(env(KIONGA_DESIGNER_MAX_RUNS="1", KIONGA_RUNNER_PROCESSES="4"))
+    assert (settings.processes, settings.process_runs) == (1, 1)
 
 
 def test_it_reads_the_token_from_a_file(tmp_path: Path) -> None:
@@ -56,6 +64,7 @@ def test_it_reads_the_token_from_a_file(tmp_path: Path) -> None:
     ("KIONGA_DESIGNER_MAX_RUNS", "eight", "KIONGA_DESIGNER_MAX_RUNS must be an integer"),
     ("KIONGA_DESIGNER_MAX_RUNS", "0", "KIONGA_DESIGNER_MAX_RUNS must be between 1"),
     ("KIONGA_DESIGNER_PORT", "9100x", "KIONGA_DESIGNER_PORT must be an integer"),
+    ("KIONGA_RUNNER_PROCESSES", "0", "KIONGA_RUNNER_PROCESSES must be between 1"),
     ("KIONGA_DESIGNER_PORT", "70000", "KIONGA_DESIGNER_PORT must be between"),
     ("KIONGA_RUNNER_HTTP_TIMEOUT", "soon", "KIONGA_RUNNER_HTTP_TIMEOUT must be a number"),
     ("KIONGA_RUNNER_HTTP_TIMEOUT", "0", "KIONGA_RUNNER_HTTP_TIMEOUT must be a positive"),
