@@ -113,6 +113,7 @@ _GROUPS: Final[dict[str, dict[str, str]]] = {
         "list_my_invitations": "List the invitations you may accept",
         "accept_invitation": "Accept an invitation: join its project",
         "decline_invitation": "Decline an invitation",
+        "project_notices": "Follow a project's notices (what changed) as Server-Sent Events",
     },
     "tokens": {
         "list_my_tokens": "List your API tokens",

@@ -17,6 +17,7 @@ from kionga import quantities
 from kionga.api_tags import TAGS as API_TAGS
 from kionga.log_filters import CELERY_TASK_LOGGERS
 from kionga.proxies import trusted_proxies
+from kionga.redis_client import connection_kwargs
 from runner.env import Env
 from runner.redact import DEFAULT_SECRET_PATTERNS
 
@@ -222,6 +223,11 @@ KIONGA_SERVE_STATIC = env.boolean("KIONGA_SERVE_STATIC", False)
 
 # API throttles (kionga.throttles): requests per user (or per address without a
 # login), "N/second|minute|hour|day"; counted in Redis through Django's cache.
+# Project notices (kionga.notices): django-eventstream publishes them through Redis
+# pub/sub, so the listeners of every gateway process get those any process sends.
+EVENTSTREAM_REDIS = connection_kwargs(REDIS_URL)
+EVENTSTREAM_CHANNELMANAGER_CLASS = "kionga.notices.ProjectChannels"
+
 KIONGA_THROTTLE_USER = env.text("KIONGA_THROTTLE_USER", "1200/minute")
 KIONGA_THROTTLE_ANON = env.text("KIONGA_THROTTLE_ANON", "120/minute")
 CACHES = {
