@@ -16,6 +16,7 @@ access checks: another tenant's project is a 404 as on every route.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from functools import partial
@@ -24,6 +25,7 @@ from typing import Any, Final, Literal, get_args
 from django.db import connection, transaction
 from django_eventstream import send_event
 from django_eventstream.channelmanager import ChannelManagerBase
+from django_eventstream.views import RedisListener, get_listener_manager
 from redis import RedisError
 from rest_framework.exceptions import APIException
 
@@ -39,6 +41,7 @@ NOTICE_KINDS: Final[frozenset[str]] = frozenset(get_args(NoticeKind))
 # The SSE event type of every notice: EventSource's `onmessage` receives it.
 EVENT_TYPE: Final = "message"
 CHANNEL_PREFIX: Final = "project-"
+RESUBSCRIBE_SECONDS: Final = 1.0
 
 Id = str | int | uuid.UUID
 
@@ -74,6 +77,30 @@ def publish(project_id: int, data: dict[str, Any]) -> None:
     except (RedisError, OSError) as exc:
         logger.warning("notice %s of project %s not sent: %s", data.get("kind"), project_id,
                        type(exc).__name__)
+
+
+class ResilientRedisListener(RedisListener):  # type: ignore[misc]
+    """django-eventstream's subscriber to the notices of every process, subscribing
+    again when Redis went away (the library's own stops for good on the first error).
+    Notices published in between are lost: the pages poll as well."""
+
+    async def start(self) -> None:
+        while True:
+            try:
+                await self.listen()
+            except (RedisError, OSError) as exc:
+                logger.warning("notices: the Redis subscription broke (%s); subscribing "
+                               "again", type(exc).__name__)
+            await asyncio.sleep(RESUBSCRIBE_SECONDS)
+            self.pubsub = self.redis_client.pubsub()
+
+
+def install_resilient_listener() -> None:
+    """In a process that serves notice streams, before the first one opens."""
+    manager = get_listener_manager()
+    if isinstance(manager.redis_listener, RedisListener) and not isinstance(
+            manager.redis_listener, ResilientRedisListener):
+        manager.redis_listener = ResilientRedisListener()
 
 
 class ProjectChannels(ChannelManagerBase):  # type: ignore[misc]

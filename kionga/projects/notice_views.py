@@ -22,10 +22,11 @@ from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 
 from kionga.access import check_project_access
-from kionga.notices import channel_of
+from kionga.notices import channel_of, install_resilient_listener
 from kionga.openapi import ERRORS
 
 EVENT_STREAM = "text/event-stream"
+install_resilient_listener()
 
 
 class StreamOnly(DefaultContentNegotiation):
