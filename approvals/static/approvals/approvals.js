@@ -112,6 +112,10 @@
     // The kinds that concern the region, by prefix ("approval."); none: every kind.
     var kinds = words(region, "data-notice-kinds");
     function now() { window.clearTimeout(timers[id]); schedule(id, 0.2); }  // a burst: one load
+    function pace() {
+      var current = document.getElementById(id);
+      if (current) { refresh(current); }
+    }
     sources[id] = urls.map(function (url) {
       var source = new EventSource(url);
       var opened = false;
@@ -121,9 +125,14 @@
         if (!kinds.length || kinds.some(function (k) { return kind.indexOf(k) === 0; })) { now(); }
       };
       source.onopen = function () {
-        // After a reconnect, notices may have been missed: read again.
-        if (opened) { now(); }
+        document.documentElement.setAttribute("data-notices", "open");
+        // After a reconnect, notices may have been missed: read again; else poll slowly.
+        if (opened) { now(); } else { pace(); }
         opened = true;
+      };
+      source.onerror = function () {
+        // The browser reconnects by itself; meanwhile poll at the region's own pace.
+        if (!following(id)) { document.documentElement.removeAttribute("data-notices"); pace(); }
       };
       return source;
     });
