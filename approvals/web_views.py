@@ -21,7 +21,6 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.cache import never_cache
@@ -36,15 +35,12 @@ from approvals.web_forms import DecisionForm
 from kionga.access import ROLE_RANK, check_project_access, role_of
 from kionga.errors import APIError
 from kionga.models import Membership, Role
+from kionga.notices import notice_urls
 from kionga.projects.invitations import invitations_for
 from kionga.request_body import parse
 from runs.timeline import timeline
 
 SIGN_IN = "approver:sign-in"
-# The list follows the notices (kionga.notices) of at most this many of the person's
-# projects, one stream each (a browser opens at most six connections to a host over
-# HTTP/1.1); it polls as well, so requests of further projects still appear.
-NOTICE_STREAMS = 3
 PAGE_SIZE = 25
 ALL = "all"
 STATUS_TABS = [*ApprovalRequest.Status.choices, (ALL, "All")]
@@ -113,8 +109,7 @@ def approval_list(request: HttpRequest) -> HttpResponse:
         "next_before": page["next_before"], "status": status, "tabs": STATUS_TABS,
         "status_label": dict(STATUS_TABS).get(status, status), "has_projects": bool(projects),
         "now": now, "invitations": invitations_for(request.user),
-        "notice_urls": " ".join(reverse("project-notices", kwargs={"project_id": pk})
-                                for pk in sorted(projects)[:NOTICE_STREAMS]),
+        "notice_urls": notice_urls(request.user),
     })
 
 

@@ -23,13 +23,14 @@ from functools import partial
 from typing import Any, Final, Literal, get_args
 
 from django.db import connection, transaction
+from django.urls import reverse
 from django_eventstream import send_event
 from django_eventstream.channelmanager import ChannelManagerBase
 from django_eventstream.views import RedisListener, get_listener_manager
 from redis import RedisError
 from rest_framework.exceptions import APIException
 
-from kionga.access import AnyUser, check_project_access
+from kionga.access import AnyUser, check_project_access, projects_of
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +57,17 @@ def project_of(channel: str) -> int | None:
     if rest == channel or not rest.isdigit() or len(rest) > 18:
         return None
     return int(rest)
+
+
+# A page follows at most this many projects, one stream each (a browser opens at most six
+# connections to a host over HTTP/1.1); it polls as well, for the others.
+PAGE_STREAMS: Final = 3
+
+
+def notice_urls(user: AnyUser) -> str:
+    """The notice routes of the projects a page follows for `user`, space-separated."""
+    found = projects_of(user).order_by("pk").values_list("pk", flat=True)[:PAGE_STREAMS]
+    return " ".join(reverse("project-notices", kwargs={"project_id": pk}) for pk in found)
 
 
 def notice(kind: NoticeKind, **ids: Id | None) -> dict[str, Any]:
