@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from django.http import HttpResponse, HttpResponseBase, QueryDict
+from django.http import HttpResponseBase, QueryDict
 from django_eventstream.views import events
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
@@ -63,9 +63,6 @@ def notices(request: Request, project_id: int) -> HttpResponseBase:
     project = check_project_access(request.user, project_id)
     if EVENT_STREAM not in request.headers.get("Accept", ""):
         raise NotAcceptable(f"This route answers {EVENT_STREAM} only.")
-    if request.method == "HEAD":
-        # The stream's headers (or its refusal above), without opening one.
-        return HttpResponse(content_type=EVENT_STREAM, headers={"Cache-Control": "no-cache"})
     django_request = request._request
     # django-eventstream reads its options from the query and Last-Event-ID; this route
     # takes none of them (its channel is the path's project; notices are not stored).
