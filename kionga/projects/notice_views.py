@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from django.db import connection
 from django.http import HttpResponseBase, QueryDict
 from django_eventstream.views import events
 from drf_spectacular.types import OpenApiTypes
@@ -69,4 +70,7 @@ def notices(request: Request, project_id: int) -> HttpResponseBase:
     django_request.GET = QueryDict()
     django_request.META.pop("HTTP_LAST_EVENT_ID", None)
     response: HttpResponseBase = events(django_request, channel=channel_of(project.pk))
+    # The stream may last hours: its database connection goes back now, not at its end.
+    if not connection.in_atomic_block:
+        connection.close()
     return response
