@@ -24,10 +24,12 @@ from typing import Any, Final, Literal, get_args
 
 from django.db import connection, transaction
 from django.urls import reverse
-from django_eventstream import send_event
+from django_eventstream import eventstream, send_event
 from django_eventstream.channelmanager import ChannelManagerBase
 from django_eventstream.views import RedisListener, get_listener_manager
 from redis import RedisError
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
 from rest_framework.exceptions import APIException
 
 from kionga.access import AnyUser, check_project_access, projects_of
@@ -45,6 +47,13 @@ CHANNEL_PREFIX: Final = "project-"
 RESUBSCRIBE_SECONDS: Final = 1.0
 
 Id = str | int | uuid.UUID
+
+
+# Sending: one quick retry, not redis-py's default of three over seconds, so a Redis
+# outage does not hold up the request or batch that settled the fact (the notice is
+# dropped; pages poll). django-eventstream's sending client is its module's.
+if eventstream.redis_client is not None:
+    eventstream.redis_client.set_retry(Retry(ExponentialBackoff(cap=0.1, base=0.05), 1))
 
 
 def channel_of(project_id: int) -> str:

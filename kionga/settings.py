@@ -225,7 +225,7 @@ KIONGA_SERVE_STATIC = env.boolean("KIONGA_SERVE_STATIC", False)
 # login), "N/second|minute|hour|day"; counted in Redis through Django's cache.
 # Project notices (kionga.notices): django-eventstream publishes them through Redis
 # pub/sub, so the listeners of every gateway process get those any process sends.
-EVENTSTREAM_REDIS = connection_kwargs(REDIS_URL)
+EVENTSTREAM_REDIS = {**connection_kwargs(REDIS_URL), "socket_connect_timeout": 2}
 EVENTSTREAM_CHANNELMANAGER_CLASS = "kionga.notices.ProjectChannels"
 
 KIONGA_THROTTLE_USER = env.text("KIONGA_THROTTLE_USER", "1200/minute")

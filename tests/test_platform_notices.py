@@ -5,6 +5,8 @@ rollback). Streams over a real gateway: tests/e2e/test_e2e_notices.py."""
 from __future__ import annotations
 
 import json
+import socket
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
@@ -15,11 +17,19 @@ import redis
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
+from django_eventstream import eventstream
 
 from approvals.actions import NewApproval, do_decide, do_request_approval, expire_overdue
 from designs.actions import do_save_revision
 from kionga.models import Project, TokenRevocation
-from kionga.notices import ProjectChannels, channel_of, notice, project_of, send_notice
+from kionga.notices import (
+    ProjectChannels,
+    channel_of,
+    notice,
+    project_of,
+    publish,
+    send_notice,
+)
 from kionga.tokens import find_token, find_user_by_token
 from runs.lifecycle import do_finish_runs
 from runs.models import Run
@@ -173,3 +183,18 @@ def test_a_run_of_another_project_is_not_told_here(
         do_finish_runs([run])
     assert listener.notices(acme, "run_id", run.pk) == []
     assert [n["kind"] for n in listener.notices(evil, "run_id", run.pk)] == ["run.ended"]
+
+
+@pytest.mark.allow_output  # the warning it logs
+def test_redis_away_drops_the_notice_at_once(acme: Project, caplog: Any,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    sender = eventstream.redis_client
+    with socket.socket() as closed:  # a port nothing listens on
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    monkeypatch.setattr(sender, "connection_pool", redis.ConnectionPool(
+        host="127.0.0.1", port=port, retry=sender.get_retry()))
+    started = time.monotonic()
+    publish(acme.pk, notice("run.ended", run_id="r"))  # no exception
+    assert time.monotonic() - started < 1  # redis-py's default retries take seconds
+    assert "notice run.ended of project" in caplog.text
