@@ -20,7 +20,7 @@ import asyncio
 import logging
 import uuid
 from functools import partial
-from typing import Any, Final, Literal, get_args
+from typing import Any, Final, Literal
 
 from django.db import connection, transaction
 from django.urls import reverse
@@ -40,7 +40,6 @@ NoticeKind = Literal[
     "approval.requested", "approval.decided", "approval.expired", "approval.cancelled",
     "run.started", "run.ended", "revision.saved",
 ]
-NOTICE_KINDS: Final[frozenset[str]] = frozenset(get_args(NoticeKind))
 # The SSE event type of every notice: EventSource's `onmessage` receives it.
 EVENT_TYPE: Final = "message"
 CHANNEL_PREFIX: Final = "project-"
@@ -63,7 +62,7 @@ def channel_of(project_id: int) -> str:
 def project_of(channel: str) -> int | None:
     """The project ID a channel name names; None for any other name."""
     rest = channel.removeprefix(CHANNEL_PREFIX)
-    if rest == channel or not rest.isdigit() or len(rest) > 18:
+    if rest == channel or not (rest.isascii() and rest.isdigit()) or len(rest) > 18:
         return None
     return int(rest)
 

@@ -80,7 +80,8 @@ def listener() -> Iterator[Listener]:
 
 def test_a_channel_names_one_project() -> None:
     assert channel_of(7) == "project-7" and project_of("project-7") == 7
-    for other in ("project-", "project-x", "project-1.0", "runs-7", "project-" + "9" * 19):
+    for other in ("project-", "project-x", "project-1.0", "runs-7", "project-" + "9" * 19,
+                  "project-\u0663"):  # an Arabic-Indic 3: a digit, not ours
         assert project_of(other) is None
 
 
