@@ -8,23 +8,29 @@ this route to Django's ASGI handler, so an open stream holds no worker thread.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import asyncio
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable
 from typing import Any
 
-from django.db import connection
-from django.http import HttpResponseBase, QueryDict
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import DatabaseError, connection
+from django.http import HttpRequest, HttpResponseBase, QueryDict, StreamingHttpResponse
 from django_eventstream.views import events
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework.decorators import api_view
-from rest_framework.exceptions import NotAcceptable
+from rest_framework.exceptions import APIException, NotAcceptable, NotAuthenticated
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 
 from kionga.access import check_project_access
+from kionga.auth import fresh_session_user, invalid_token
+from kionga.errors import describe
 from kionga.notices import channel_of, install_resilient_listener
 from kionga.openapi import ERRORS
+from kionga.tokens import find_user_by_token
 
 EVENT_STREAM = "text/event-stream"
 install_resilient_listener()
@@ -69,8 +75,60 @@ def notices(request: Request, project_id: int) -> HttpResponseBase:
     # takes none of them (its channel is the path's project; notices are not stored).
     django_request.GET = QueryDict()
     django_request.META.pop("HTTP_LAST_EVENT_ID", None)
-    response: HttpResponseBase = events(django_request, channel=channel_of(project.pk))
+    response = events(django_request, channel=channel_of(project.pk))
+    content = getattr(response, "streaming_content", None)
+    if isinstance(response, StreamingHttpResponse) and isinstance(content, AsyncIterator):
+        response.streaming_content = rechecked(content, access_check(django_request, project.pk))
     # The stream may last hours: its database connection goes back now, not at its end.
     if not connection.in_atomic_block:
         connection.close()
     return response
+
+
+def access_check(request: HttpRequest, project_id: int) -> Callable[[], None]:
+    """The stream's re-check: the caller's credential read again (a token revoked or
+    expired, a session signed out) and the project's access checks; raises the
+    APIException an opening would answer now."""
+    header = request.headers.get("Authorization", "")
+    bearer = header[7:].strip() if header.lower().startswith("bearer ") else None
+
+    def check() -> None:
+        try:
+            user = fresh_session_user(request) if bearer is None else find_user_by_token(bearer)
+            if user is None:
+                raise invalid_token("The token is unknown or revoked.")
+            if not user.is_authenticated:
+                raise NotAuthenticated()
+            check_project_access(user, project_id)
+        finally:
+            connection.close()  # a thread of the default pool: give the connection back
+
+    return check
+
+
+async def rechecked(chunks: AsyncIterable[Any], check: Callable[[], None]) -> AsyncIterator[Any]:
+    """The stream, ended by a closing comment (`: closed <code>: <message>`, as run event
+    streams end) once `check` refuses. Checked before passing a chunk on, at most every
+    KIONGA_STREAM_RECHECK_SECONDS: no notice reaches someone who lost access, and a
+    keep-alive comes every 20 s. A check the database cannot answer keeps the stream."""
+    loop = asyncio.get_running_loop()
+    every = float(settings.KIONGA_STREAM_RECHECK_SECONDS)
+    due = loop.time() + every
+    try:
+        async for chunk in chunks:
+            if loop.time() >= due:
+                try:
+                    await sync_to_async(check, thread_sensitive=False)()
+                except APIException as exc:
+                    code, message, _details = describe(exc)
+                    yield f": closed {code}: {message}\n\n"
+                    return
+                except DatabaseError:
+                    pass  # an outage ends no stream; asked again next time
+                due = loop.time() + every
+            yield chunk
+    finally:
+        # django-eventstream's stream leaves its listeners when closed.
+        aclose = getattr(chunks, "aclose", None)
+        if aclose is not None:
+            await aclose()

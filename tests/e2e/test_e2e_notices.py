@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from designs.starter_templates import TEMPLATES
-from kionga.models import Project
+from kionga.models import Membership, Project
 from tests.conftest import Api
 from tests.e2e.conftest import Http
 from tests.e2e.helpers import approval_graph, wait_for
@@ -35,6 +35,8 @@ class NoticeStream:
         self.notices: queue.Queue[dict[str, Any]] = queue.Queue()
         self.opened = threading.Event()
         self.status: int | None = None
+        self.comments: list[str] = []
+        self.ended = threading.Event()
         self.client = httpx.Client(base_url=stack.base_url, timeout=httpx.Timeout(5, read=60),
                                    headers={"Authorization": f"Bearer {token}", **ACCEPT})
         self.url = f"/api/v1/projects/{project_id}/notices"
@@ -49,7 +51,9 @@ class NoticeStream:
                 self.content_type = response.headers.get("content-type", "")
                 kind, data = "message", ""
                 for line in response.iter_lines():
-                    if line.startswith("event:"):
+                    if line.startswith(":") and line.strip(": "):
+                        self.comments.append(line)
+                    elif line.startswith("event:"):
                         kind = line[6:].strip()
                     elif line.startswith("data:"):
                         data += line[5:].strip()
@@ -63,6 +67,7 @@ class NoticeStream:
             pass
         finally:
             self.opened.set()
+            self.ended.set()
 
     def wait(self, kind: str, key: str, value: object, timeout: float = 30) -> dict[str, Any]:
         """The first notice of `kind` about `key` = `value` (others are skipped)."""
@@ -184,3 +189,21 @@ def test_notices_come_again_after_redis_was_away(stack: Stack, api: Api, alice: 
             break
         except AssertionError:
             assert time.monotonic() < deadline, "no notice after Redis restarted"
+
+
+def test_a_member_removed_hears_no_more(stack: Stack, api: Api, alice: Any, bob: Any,
+                                        acme: Project) -> None:
+    stream = NoticeStream(stack, api.token_for(bob), acme.pk)
+    try:
+        http = Http(stack, api.token_for(alice))
+        design_id = http.create_design(acme.pk, TEMPLATES[0]["graph"])
+        Membership.objects.filter(project=acme, user=bob).delete()
+        time.sleep(1.5)  # the stack re-checks streams every second
+        saved = http.client.put(f"/api/v1/agent-designs/{design_id}",
+                                json={"revision": 1, "graph": TEMPLATES[0]["graph"]})
+        assert saved.status_code == 200, saved.text
+        assert stream.ended.wait(10), "the stream did not end"
+        assert stream.comments == [": closed not_found: Project not found."]
+        assert stream.notices.empty()  # the notice that ended it was not passed on
+    finally:
+        stream.close()
