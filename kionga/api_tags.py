@@ -38,7 +38,8 @@ TAGS: Final[list[dict[str, str]]] = [
                                           "and one agent's traffic, latency and cost."},
     {"name": "projects", "description": "Where to start and who you are: the API's entry "
                                         "points, you and your projects, the members of a "
-                                        "project with their roles, and invitations."},
+                                        "project with their roles, invitations, and a "
+                                        "project's live notices of what changed."},
     {"name": "tokens", "description": "API tokens: your own (create, rename, revoke) and, "
                                       "for project admins, the tokens used in their "
                                       "project."},
