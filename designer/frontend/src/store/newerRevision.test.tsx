@@ -45,6 +45,15 @@ describe("a newer revision saved by someone else", () => {
     expect(s.getState().newer).toBeNull();
   });
 
+  it("the notice of its own save in flight is no warning", async () => {
+    const s = store();
+    s.getState().rename("output", "answer");
+    serve({ [`GET ${url}`]: [200, bobs()] });
+    s.setState({ saving: true });
+    await s.getState().checkNewer();
+    expect(s.getState().newer).toBeNull();
+  });
+
   it("the revision the canvas holds is no warning", async () => {
     const s = store();
     serve({ [`GET ${url}`]: [200, twoNodes()] });

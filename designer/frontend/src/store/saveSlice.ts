@@ -40,6 +40,9 @@ export const saveSlice = (savedKey: string): StateCreator<EditorState, [], [], S
     setAutosave: (autosave) => set({ autosave }),
 
     checkNewer: async () => {
+      // A save in flight settles it: its answer, or its 409 opens the conflict (the
+      // notice of this very save may come before its answer).
+      if (get().saving) return;
       const id = get().design.id;
       let current: Design;
       try {
@@ -48,7 +51,7 @@ export const saveSlice = (savedKey: string): StateCreator<EditorState, [], [], S
         return; // the next notice or poll asks again
       }
       const s = get();
-      if (s.design.id !== id || current.revision <= s.design.revision) return;
+      if (s.saving || s.design.id !== id || current.revision <= s.design.revision) return;
       if (s.newer && s.newer.current.revision >= current.revision) return;
       const author = current.revisions.find((r) => r.number === current.revision)?.author;
       const by = typeof author === "string" && author ? author : "someone else";
