@@ -25,6 +25,7 @@ from kionga import audit, prepared_sql
 from kionga.access import AnyUser, check_project_access
 from kionga.errors import APIError, not_found
 from kionga.models import Role
+from kionga.notices import send_notice
 from runs.models import Run
 
 Decision = Literal["approve", "reject"]
@@ -50,6 +51,7 @@ def do_request_approval(run: Run, new: NewApproval) -> ApprovalRequest:
     audit.record("approval.requested", project=run.project, actor=run.created_by,
                  target_type="approval", target_id=approval.pk,
                  details={"run_id": str(run.pk), "node_id": new.node_id})
+    send_notice(run.project_id, "approval.requested", approval_id=approval.pk, run_id=run.pk)
     return approval
 
 
@@ -104,6 +106,8 @@ def _expire(approval: ApprovalRequest) -> bool:
     if won:
         audit.record("approval.expired", project=approval.project, target_type="approval",
                      target_id=approval.pk, details={"run_id": str(approval.run_id or "")})
+        send_notice(approval.project_id, "approval.expired", approval_id=approval.pk,
+                    run_id=approval.run_id)
     return bool(won)
 
 
@@ -127,6 +131,9 @@ def do_cancel_pending_approvals_of(runs: Sequence[Run]) -> int:
     expire_overdue(rows)
     pending = rows.filter(status=ApprovalRequest.Status.PENDING)
     waiting = set(pending.values_list("run_id", flat=True))
+    for run in runs:
+        if run.pk in waiting:
+            send_notice(run.project_id, "approval.cancelled", run_id=run.pk)
     return sum(pending.filter(run=run).update(status=ApprovalRequest.Status.CANCELLED,
                                               reason=reasons.run_ended(run.status, run.error))
                for run in runs if run.pk in waiting)
@@ -152,4 +159,6 @@ def do_decide(user: User, approval: ApprovalRequest, decision: Decision,
                  target_type="approval", target_id=approval.pk,
                  details={"decision": decision, "comment": comment,
                           "run_id": str(approval.run_id or "")})
+    send_notice(approval.project_id, "approval.decided", approval_id=approval.pk,
+                run_id=approval.run_id, status=approval.status)
     return approval

@@ -35,6 +35,7 @@ from approvals.web_forms import DecisionForm
 from kionga.access import ROLE_RANK, check_project_access, role_of
 from kionga.errors import APIError
 from kionga.models import Membership, Role
+from kionga.notices import notice_urls
 from kionga.projects.invitations import invitations_for
 from kionga.request_body import parse
 from runs.timeline import timeline
@@ -108,6 +109,7 @@ def approval_list(request: HttpRequest) -> HttpResponse:
         "next_before": page["next_before"], "status": status, "tabs": STATUS_TABS,
         "status_label": dict(STATUS_TABS).get(status, status), "has_projects": bool(projects),
         "now": now, "invitations": invitations_for(request.user),
+        "notice_urls": notice_urls(request.user),
     })
 
 

@@ -27,6 +27,7 @@ from kionga.access import (
 )
 from kionga.errors import APIError, invalid_field
 from kionga.models import Project, Role
+from kionga.notices import send_notice
 
 EMPTY_GRAPH: dict[str, Any] = {
     "schema_version": 2,
@@ -188,6 +189,8 @@ def do_save_revision(
             _set_require_evaluation(user, Design.objects.get(pk=design.pk), require_evaluation)
     except IntegrityError:
         raise _stale(design) from None
+    send_notice(design.project_id, "revision.saved", design_id=design.pk,
+                revision=read_revision + 1, by=user.get_username(), by_user_id=user.pk)
     design.refresh_from_db()
     return design
 

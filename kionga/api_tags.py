@@ -38,7 +38,8 @@ TAGS: Final[list[dict[str, str]]] = [
                                           "and one agent's traffic, latency and cost."},
     {"name": "projects", "description": "Where to start and who you are: the API's entry "
                                         "points, you and your projects, the members of a "
-                                        "project with their roles, and invitations."},
+                                        "project with their roles, invitations, and a "
+                                        "project's live notices of what changed."},
     {"name": "tokens", "description": "API tokens: your own (create, rename, revoke) and, "
                                       "for project admins, the tokens used in their "
                                       "project."},
@@ -117,6 +118,7 @@ _GROUPS: Final[dict[str, dict[str, str]]] = {
         "list_my_invitations": "List the invitations you may accept",
         "accept_invitation": "Accept an invitation: join its project",
         "decline_invitation": "Decline an invitation",
+        "project_notices": "Follow a project's notices (what changed) as Server-Sent Events",
     },
     "tokens": {
         "list_my_tokens": "List your API tokens",

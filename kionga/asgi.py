@@ -1,6 +1,6 @@
 """ASGI entry point of the public listener: ``uvicorn kionga.asgi:application``.
 
-Event streams (SSE) go to Django's ASGI handler: they wait on Redis without holding
+Event streams and notices (SSE) go to Django's ASGI handler: they wait on Redis without holding
 a thread. Every other request is plain request/response work, served by Django's
 WSGI handler in a worker thread (a2wsgi): one thread hop per request instead of
 Django's ASGI path, which costs several hops and ~2 ms more for each sync view.
@@ -30,9 +30,11 @@ requests = WSGIMiddleware(get_wsgi_application(), workers=16)  # type: ignore[ar
 
 
 def wants_stream(scope: dict[str, Any]) -> bool:
-    # An events route, or a run start that answers with the run's stream.
+    # An events route, a project's notices (kionga.projects.notice_views), or a run
+    # start that answers with the run's stream.
     path = scope["path"] if scope["type"] == "http" else ""
-    if not (path.endswith("/events") or (scope.get("method") == "POST" and path.endswith("/runs"))):
+    if not (path.endswith(("/events", "/notices"))
+            or (scope.get("method") == "POST" and path.endswith("/runs"))):
         return False
     return any(name == b"accept" and b"text/event-stream" in value
                for name, value in scope.get("headers", ()))

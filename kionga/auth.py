@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import User
+from importlib import import_module
+from typing import Any
+
+from django.conf import settings
+from django.contrib import auth
+from django.contrib.auth.models import AnonymousUser, User
+from django.http import HttpRequest
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.request import Request
@@ -41,3 +47,16 @@ class BearerTokenAuthentication(PublicApiAuthentication):
 
 def invalid_token(message: str) -> exceptions.AuthenticationFailed:
     return exceptions.AuthenticationFailed(message, code="invalid_token")
+
+
+def fresh_session_user(request: HttpRequest) -> User | AnonymousUser:
+    """The person the request's session signs in, read from the session store now (as
+    AuthenticationMiddleware does, but not its copy of the request's start): a stream's
+    re-check sees a session signed out, a changed password, a deactivated person."""
+    session: Any = getattr(request, "session", None)
+    if session is None or session.session_key is None:
+        return AnonymousUser()
+    fresh = HttpRequest()
+    fresh.session = import_module(settings.SESSION_ENGINE).SessionStore(session.session_key)
+    user: User | AnonymousUser = auth.get_user(fresh)  # type: ignore[assignment]
+    return user

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import asyncio
 from functools import cache
-from typing import Final
+from typing import Any, Final
 
 import redis
 import redis.asyncio as aioredis
 from django.conf import settings
 from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import ExponentialBackoff
+from redis.connection import parse_url
 from redis.retry import Retry
 
 
@@ -56,3 +57,15 @@ def async_redis() -> aioredis.Redis:
         client = aioredis.Redis(connection_pool=pool)
         _async_clients[loop_id] = client
     return client
+
+
+def connection_kwargs(url: str) -> dict[str, Any]:
+    """`url` as keyword arguments of redis.Redis (what django-eventstream's
+    EVENTSTREAM_REDIS takes): host or socket, database, user, password, TLS."""
+    found: dict[str, Any] = dict(parse_url(url))
+    kind = found.pop("connection_class", None)
+    if kind is not None and issubclass(kind, redis.SSLConnection):
+        found["ssl"] = True
+    if kind is not None and issubclass(kind, redis.UnixDomainSocketConnection):
+        found["unix_socket_path"] = found.pop("path")
+    return found

@@ -18,6 +18,7 @@ from kionga import embedded_postgres, quantities
 from kionga.api_tags import TAGS as API_TAGS
 from kionga.log_filters import CELERY_TASK_LOGGERS
 from kionga.proxies import trusted_proxies
+from kionga.redis_client import connection_kwargs
 from runner.env import Env
 from runner.redact import DEFAULT_SECRET_PATTERNS
 from runner.settings import DEFAULT_MAX_RUNS
@@ -215,6 +216,11 @@ KIONGA_SERVE_STATIC = env.boolean("KIONGA_SERVE_STATIC", False)
 
 # API throttles (kionga.throttles): requests per user (or per address without a
 # login), "N/second|minute|hour|day"; counted in Redis through Django's cache.
+# Project notices (kionga.notices): django-eventstream publishes them through Redis
+# pub/sub, so the listeners of every gateway process get those any process sends.
+EVENTSTREAM_REDIS = {**connection_kwargs(REDIS_URL), "socket_connect_timeout": 2}
+EVENTSTREAM_CHANNELMANAGER_CLASS = "kionga.notices.ProjectChannels"
+
 KIONGA_THROTTLE_USER = env.text("KIONGA_THROTTLE_USER", "1200/minute")
 KIONGA_THROTTLE_ANON = env.text("KIONGA_THROTTLE_ANON", "120/minute")
 CACHES = {

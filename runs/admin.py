@@ -12,11 +12,12 @@ from typing import Any
 
 from django.contrib import admin
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from kionga.admin import ReadOnlyAdmin
+from kionga.notices import notice_urls
 from runs.models import NodeRecord, Run
 from runs.timeline import timeline as event_timeline
 
@@ -60,6 +61,8 @@ class VersionFilter(admin.SimpleListFilter):
 
 @admin.register(Run)
 class RunAdmin(ReadOnlyAdmin):
+    # Reads itself again on a run's notices (runs/static/runs/admin_runs.js).
+    change_list_template = "admin/runs/run/change_list.html"
     list_display = ["id", "created_at", "project", "design", "status", "failure_reason",
                     "version_id", "tokens"]
     list_filter = ["project", ("design", admin.RelatedOnlyFieldListFilter), "status",
@@ -74,6 +77,11 @@ class RunAdmin(ReadOnlyAdmin):
               "resources"]
     readonly_fields = ["failure_reason", "error_json", "usage", "approvals", "steps",
                        "timeline"]
+
+    def changelist_view(self, request: HttpRequest,
+                        extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        return super().changelist_view(request, {**(extra_context or {}),
+                                                 "notice_urls": notice_urls(request.user)})
 
     @admin.display(description="Failure reason")
     def failure_reason(self, run: Run) -> str:

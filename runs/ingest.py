@@ -39,7 +39,7 @@ from django.db import DataError, IntegrityError, transaction
 from runner.protocol import RECORD_FIELD, TERMINAL_TYPES
 from runs import ingest_sql, ingest_stream, node_records, reaper
 from runs.event_keys import entry_authentic, record_authentic
-from runs.lifecycle import apply_event, do_finish_runs
+from runs.lifecycle import apply_event, do_finish_runs, tell_started
 from runs.models import FINAL_STATUSES, Run, RunEvent
 
 log = logging.getLogger(__name__)
@@ -202,6 +202,7 @@ def _store_runs(by_run: dict[str, list[Accepted]]) -> int:
                                            for i in items))
     rows: list[tuple[Run, dict[str, Any]]] = []
     changed: list[Run] = []
+    started: list[Run] = []
     ended: list[Run] = []
     for run_id, items in by_run.items():
         entry = locked.get(uuid.UUID(run_id))
@@ -209,17 +210,20 @@ def _store_runs(by_run: dict[str, list[Accepted]]) -> int:
             continue  # pruned or unknown: nothing to store it with
         run = entry.run
         events = _new_events(run, [i.event for i in items], entry)
-        was_final = run.status in FINAL_STATUSES
+        was_final, was_queued = run.status in FINAL_STATUSES, run.status == "queued"
         if _apply(run, events):
             changed.append(run)
         rows += [(run, e) for e in events]
         if run.status in FINAL_STATUSES and not was_final:
             ended.append(run)
+        elif was_queued and run.status != "queued":
+            started.append(run)
     ingest_sql.insert_events(rows)
     ingest_sql.update_runs(changed)
     # An ending in the ingest stream was written with its slot freed: by the runner's
     # sink in the same MULTI (runner/sink.py), by a cancel before pickup right after.
     do_finish_runs(ended, free_slots=False)
+    tell_started(started)
     return len(rows)
 
 

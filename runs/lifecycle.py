@@ -3,7 +3,8 @@
 Called by the event ingester (and the reaper) inside a transaction. The end of a run
 revokes its credential, tells the apps above (`runs_ended`: approvals cancel the run's
 pending requests), writes the audit event and, once committed, shrinks its live stream
-and frees its slot (runs/live_streams.py), whoever ended it.
+and frees its slot (runs/live_streams.py), whoever ended it, and sends the project's
+run.ended notice (kionga.notices); the ingester sends run.started (`tell_started`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from django.utils.dateparse import parse_datetime
 
 from kionga import prepared_sql
 from kionga.models import AuditEvent
+from kionga.notices import send_notice
 from runner.protocol import TERMINAL_EVENTS
 from runs.credentials import revoke_credentials
 from runs.live_streams import after_runs_ended
@@ -79,6 +81,15 @@ def do_finish_runs(runs: list[Run], *, free_slots: bool = True) -> None:
     ])
     # Once committed: their live streams shrink, and slots the gateway freed go back.
     transaction.on_commit(lambda: after_runs_ended(runs, free_slots=free_slots))
+    for run in runs:
+        send_notice(run.project_id, "run.ended", run_id=run.pk, design_id=run.design_id,
+                    status=run.status)
+
+
+def tell_started(runs: list[Run]) -> None:
+    """Notices of runs that began running (their run.started stored), once committed."""
+    for run in runs:
+        send_notice(run.project_id, "run.started", run_id=run.pk, design_id=run.design_id)
 
 
 def _audit_action(run: Run) -> str:

@@ -6,12 +6,8 @@ import uuid
 import weakref
 from collections.abc import AsyncIterator
 from functools import partial
-from importlib import import_module
-from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.conf import settings
-from django.contrib import auth
 from django.contrib.auth.models import AnonymousUser, User
 from django.http import HttpRequest, HttpResponseBase
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -21,7 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from designs.actions import check_design_access
-from kionga.access import AnyUser
+from kionga.auth import fresh_session_user
 from kionga.errors import APIError, api_error_response, invalid_field
 from kionga.models import Role
 from kionga.openapi import ERRORS, ok
@@ -167,22 +163,10 @@ def _open_stream(request: HttpRequest, design_id: uuid.UUID, run_id: uuid.UUID,
 
 
 def _authenticate(request: HttpRequest) -> User:
-    session_user = _session_user(request)
+    session_user = fresh_session_user(request)
     if isinstance(session_user, AnonymousUser) or not session_user.is_authenticated:
         raise APIError(401, "not_authenticated", "Authentication credentials were not provided.")
     return session_user
-
-
-def _session_user(request: HttpRequest) -> AnyUser:
-    """The person the request's session signs in, read from the session store now (as
-    AuthenticationMiddleware does, but not its copy of the request's start): a stream's
-    re-check sees a session signed out, a changed password, a deactivated person."""
-    session: Any = getattr(request, "session", None)
-    if session is None or session.session_key is None:
-        return AnonymousUser()
-    fresh = HttpRequest()
-    fresh.session = import_module(settings.SESSION_ENGINE).SessionStore(session.session_key)
-    return auth.get_user(fresh)
 
 
 def _limit(raw: str | None) -> int:

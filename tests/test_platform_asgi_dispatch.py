@@ -20,3 +20,10 @@ def test_it_streams_a_run_start_that_asks_for_sse() -> None:
     assert not wants_stream({"type": "http", "method": "GET", "path": start, "headers": SSE})
     assert not wants_stream({"type": "http", "method": "POST", "path": start,
                              "headers": [(b"accept", b"application/json")]})
+
+
+def test_it_streams_a_projects_notices_that_ask_for_sse() -> None:
+    notices = "/api/v1/projects/1/notices"
+    assert wants_stream({"type": "http", "method": "GET", "path": notices, "headers": SSE})
+    assert not wants_stream({"type": "http", "method": "GET", "path": notices,
+                             "headers": [(b"accept", b"application/json")]})

@@ -2,7 +2,7 @@
 
 from django.urls import URLPattern, path
 
-from kionga.projects import resource_views, views
+from kionga.projects import notice_views, resource_views, views
 from kionga.projects.resources import KINDS
 
 PROJECT = "projects/<int:project_id>/"
@@ -16,6 +16,7 @@ urlpatterns: list[URLPattern] = [
          name="accept-invitation"),
     path("me/invitations/<uuid:invitation_id>/decline", views.decline_invitation,
          name="decline-invitation"),
+    path(PROJECT + "notices", notice_views.notices, name="project-notices"),
     path(PROJECT + "members", views.members, name="project-members"),
     path(PROJECT + "members/<int:user_id>", views.member, name="project-member"),
     path(PROJECT + "invitations", views.project_invitations, name="project-invitations"),

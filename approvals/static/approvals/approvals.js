@@ -2,7 +2,9 @@
 // - Counts each request's time left down every second (the server rendered the start).
 // - Refreshes the live parts of a page (elements with data-live-refresh="<seconds>"):
 //   new requests in the list, a pending request's state, a waiting run's events; never
-//   while focus is inside one or a comment is being written in it.
+//   while focus is inside one or a comment is being written in it. The request list
+//   also follows its projects' notices (data-notices): a notice reloads it at once,
+//   and it then polls only every 30 s, in case a notice was missed.
 (function () {
   "use strict";
 
@@ -51,34 +53,89 @@
     return false;
   }
 
+  // Regions with data-notices="<url> …" follow those project notice streams
+  // (kionga.notices): a notice reloads the region at once, and polling slows to this.
+  var SLOW_POLL_SECONDS = 30;
+  var timers = {};
+  var sources = {};
+
+  function following(id) {
+    return (sources[id] || []).some(function (source) { return source.readyState === 1; });
+  }
+
+  function schedule(id, seconds) {
+    window.clearTimeout(timers[id]);
+    timers[id] = window.setTimeout(function () { load(id); }, seconds * 1000);
+  }
+
   function refresh(region) {
     var seconds = parseFloat(region.getAttribute("data-live-refresh"));
     if (!(seconds > 0)) { return; }
-    window.setTimeout(function () {
-      var current = document.getElementById(region.id);
-      if (!current || !current.hasAttribute("data-live-refresh")) { return; }
-      if (document.hidden || current.contains(document.activeElement) || hasDraft(current)) {
-        refresh(current);
-        return;
-      }
-      fetch(window.location.href, { credentials: "same-origin", headers: { "Accept": "text/html" } })
-        .then(function (response) { return response.ok ? response.text() : null; })
-        .then(function (html) {
-          if (html === null) { refresh(current); return; }
-          var fresh = new DOMParser().parseFromString(html, "text/html").getElementById(region.id);
-          if (!fresh) { return; }
-          if (signature(fresh) !== signature(current)
-              || fresh.hasAttribute("data-live-refresh") !== current.hasAttribute("data-live-refresh")) {
-            var adopted = document.importNode(fresh, true);
-            current.replaceWith(adopted);
-            tick();
-            refresh(adopted);
-          } else {
-            refresh(current);
-          }
-        })
-        .catch(function () { refresh(current); });
-    }, seconds * 1000);
+    schedule(region.id, following(region.id) ? Math.max(seconds, SLOW_POLL_SECONDS) : seconds);
+  }
+
+  function load(id) {
+    var current = document.getElementById(id);
+    if (!current || !current.hasAttribute("data-live-refresh")) { return; }
+    if (document.hidden || current.contains(document.activeElement) || hasDraft(current)) {
+      // Not now: try again soon (a notice may be waiting), at the region's own pace.
+      schedule(id, parseFloat(current.getAttribute("data-live-refresh")) || 5);
+      return;
+    }
+    fetch(window.location.href, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+      .then(function (response) { return response.ok ? response.text() : null; })
+      .then(function (html) {
+        if (html === null) { refresh(current); return; }
+        var fresh = new DOMParser().parseFromString(html, "text/html").getElementById(id);
+        if (!fresh) { return; }
+        if (signature(fresh) !== signature(current)
+            || fresh.hasAttribute("data-live-refresh") !== current.hasAttribute("data-live-refresh")) {
+          var adopted = document.importNode(fresh, true);
+          current.replaceWith(adopted);
+          tick();
+          refresh(adopted);
+        } else {
+          refresh(current);
+        }
+      })
+      .catch(function () { refresh(current); });
+  }
+
+  function words(element, name) {
+    return (element.getAttribute(name) || "").split(/\s+/).filter(Boolean);
+  }
+
+  function follow(region) {
+    var urls = words(region, "data-notices");
+    if (!urls.length || !window.EventSource) { return; }
+    var id = region.id;
+    // The kinds that concern the region, by prefix ("approval."); none: every kind.
+    var kinds = words(region, "data-notice-kinds");
+    function now() { window.clearTimeout(timers[id]); schedule(id, 0.2); }  // a burst: one load
+    function pace() {
+      var current = document.getElementById(id);
+      if (current) { refresh(current); }
+    }
+    sources[id] = urls.map(function (url) {
+      var source = new EventSource(url);
+      var opened = false;
+      source.onmessage = function (message) {
+        var kind = "";
+        try { kind = String(JSON.parse(message.data).kind || ""); } catch (e) { return; }
+        if (!kinds.length || kinds.some(function (k) { return kind.indexOf(k) === 0; })) { now(); }
+      };
+      source.onopen = function () {
+        document.documentElement.setAttribute("data-notices", "open");
+        // After a reconnect, notices may have been missed: read again; else poll slowly.
+        if (opened) { now(); } else { pace(); }
+        opened = true;
+      };
+      source.onerror = function () {
+        // The browser reconnects by itself; meanwhile poll at the region's own pace.
+        if (!following(id)) { document.documentElement.removeAttribute("data-notices"); pace(); }
+      };
+      return source;
+    });
   }
 
   // A form came back with errors: take keyboard and screen-reader users to them.
@@ -88,5 +145,5 @@
   tick();
   window.setInterval(tick, 1000);
   var regions = document.querySelectorAll("[data-live-refresh][id]");
-  for (var i = 0; i < regions.length; i++) { refresh(regions[i]); }
+  for (var i = 0; i < regions.length; i++) { follow(regions[i]); refresh(regions[i]); }
 })();

@@ -88,6 +88,11 @@ export async function streamPost(path: string, body: unknown, headers: Record<st
   }
 }
 
+/** A project's notices (Server-Sent Events): what changed, for the page to read again. */
+export function noticesUrl(projectId: number): string {
+  return `${base}/projects/${projectId}/notices`;
+}
+
 export function eventsUrl(designId: string, runId: string, after: number): string {
   return `${base}/agent-designs/${designId}/runs/${runId}/events` + (after >= 0 ? `?after=${after}` : "");
 }

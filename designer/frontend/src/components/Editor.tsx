@@ -8,7 +8,7 @@ import { docOf } from "../store/derived";
 import { createEditorStore, EditorStoreContext, useEditor } from "../store/editor";
 import type { Design, Registry } from "../types";
 import { ConflictDialog, NoticeBar } from "./ConflictDialog";
-import { useAutosave, useShortcuts, useUnloadGuard, useValidation } from "./editorEffects";
+import { useAutosave, useNewerRevisions, useShortcuts, useUnloadGuard, useValidation } from "./editorEffects";
 import { FlowCanvas } from "./FlowCanvas";
 import { Inspector } from "./Inspector";
 import type { SiteConfig } from "./SiteNav";
@@ -38,6 +38,7 @@ function EditorLayout({ homeUrl, site }: { homeUrl: string; site: SiteConfig }) 
   useAutosave();
   useUnloadGuard();
   useShortcuts();
+  useNewerRevisions();
   const registry = useEditor((s) => s.registry);
   const byKind = useEditor((s) => s.byKind);
   const report = useEditor((s) => s.report);

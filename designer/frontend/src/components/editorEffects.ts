@@ -2,7 +2,7 @@
 // and the keyboard shortcuts. Each reads and drives the editor store.
 import { useEffect, useRef } from "react";
 import { useReactFlow } from "@xyflow/react";
-import { api, ApiError } from "../api";
+import { api, ApiError, noticesUrl } from "../api";
 import { docKeyOf, isDirty } from "../store/derived";
 import { useEditor, useEditorStore } from "../store/editor";
 import type { GraphDoc, Report } from "../types";
@@ -33,6 +33,31 @@ export function useValidation(): void {
     }, VALIDATE_DEBOUNCE_MS);
     return () => window.clearTimeout(timer);
   }, [docKey, designId, store]);
+}
+
+/** The slow poll behind the notices: a missed notice is noticed this late at most. */
+export const NEWER_POLL_MS = 60_000;
+
+/** Follow the project's notices: a revision of this design saved elsewhere (or a
+ * reconnect, or the slow poll) makes the store read the design again and warn. */
+export function useNewerRevisions(): void {
+  const projectId = useEditor((s) => s.design.project_id);
+  const designId = useEditor((s) => s.design.id);
+  const store = useEditorStore();
+  useEffect(() => {
+    const check = () => { void store.getState().checkNewer(); };
+    const poll = window.setInterval(check, NEWER_POLL_MS);
+    if (typeof EventSource === "undefined") return () => window.clearInterval(poll);
+    const source = new EventSource(noticesUrl(projectId));
+    let opened = false;
+    source.onopen = () => { if (opened) check(); opened = true; };  // notices missed meanwhile
+    source.onmessage = (message: MessageEvent<string>) => {
+      let notice: { kind?: unknown; design_id?: unknown };
+      try { notice = JSON.parse(message.data) as typeof notice; } catch { return; }
+      if (notice.kind === "revision.saved" && notice.design_id === designId) check();
+    };
+    return () => { window.clearInterval(poll); source.close(); };
+  }, [projectId, designId, store]);
 }
 
 /** With autosave on, save a dirty canvas once it has been still for AUTOSAVE_MS. */

@@ -24,6 +24,12 @@ export interface Conflict {
   mine: string[];
 }
 
+/** A revision saved after the one the canvas holds (a project notice told, kionga.notices). */
+export interface Newer {
+  current: Design;
+  by: string;
+}
+
 export type Tab = "inspect" | "run" | "publish";
 
 export interface GraphState {
@@ -74,11 +80,16 @@ export interface SaveState {
   savedKey: string;
   saving: boolean;
   conflict: Conflict | null;
+  /** A newer revision exists: saving opens the conflict instead of overwriting it. */
+  newer: Newer | null;
   autosave: boolean;
   report: { report: Report; doc: GraphDoc } | null;
   validating: boolean;
 
   setAutosave: (on: boolean) => void;
+  /** Read the design again (a revision.saved notice, a reconnect, the slow poll): warn when
+   * someone saved a newer revision than the canvas holds. */
+  checkNewer: () => Promise<void>;
   setReport: (report: { report: Report; doc: GraphDoc } | null, validating: boolean) => void;
   setValidating: (validating: boolean) => void;
   save: (revision?: number) => Promise<boolean>;
