@@ -20,6 +20,9 @@ from runner.failures import http_failure_code
 from runner.resources import RUN_CANCELLED, ResourceError
 from runner.retry import RetryPolicy, retrying_async
 
+# A streamed answer, and errors as JSON (the listener renders those as everywhere).
+STREAMED: Final = "text/event-stream, application/json"
+
 # The listener itself cannot be reached or dropped the connection before answering:
 # refused (not listening), reset or closed (restarting), and nothing was answered.
 LISTENER_AWAY: Final = (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError,
@@ -69,7 +72,7 @@ class HttpResources:
             return await self._call("POST", path, json={"messages": messages})
         # Streamed: the listener's `delta` events as they come, then `done` or `error`.
         request = self._client.build_request("POST", path, json={"messages": messages},
-                                             headers={"Accept": "text/event-stream"})
+                                             headers={"Accept": STREAMED})
         response = await self._send(path, request, stream=True)
         try:
             if response.status_code >= 400 or not _is_event_stream(response):
