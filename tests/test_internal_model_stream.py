@@ -13,11 +13,10 @@ from django.contrib.auth.models import User
 
 from kionga.models import Project
 from kionga.resource_models import ModelEndpoint
-from runner.http_resources import HttpResources
 from tests.internal_helpers import start_run
 from tests.internal_listener import internal_listener
+from tests.model_run_kit import of, run_models
 from tests.openai_peer import OpenAIPeer
-from tests.runner.engine_kit import Run, chain, run_async
 
 # Committed data: the listener is another process with its own connection.
 pytestmark = [pytest.mark.django_db(transaction=True),
@@ -38,38 +37,30 @@ def peer() -> Iterator[OpenAIPeer]:
         yield served
 
 
-def run_model(base: str, credential: str) -> Run:
-    async def go() -> Run:
-        client = HttpResources(base, credential, timeout=20)
-        try:
-            return await run_async(chain(("m", "model", {"model": "gpt"})), "hi",
-                                   resources=client)
-        finally:
-            await client.aclose()
-
-    return asyncio.run(go())
+Events = list[dict[str, Any]]
 
 
-def model_run(base: str, peer: OpenAIPeer, carol: User, acme: Project) -> Run:
+def model_run(base: str, peer: OpenAIPeer, carol: User, acme: Project) -> Events:
     ModelEndpoint.objects.create(project=acme, key="gpt", base_url=peer.url, model_name="m",
                                  secret="sk-stream-test-0123456789abcdef")
     _, credential = start_run(carol, acme)
-    return run_model(base, credential)
+    return asyncio.run(run_models(base, credential))
 
 
-def deltas(run: Run) -> list[str]:
-    return [event["delta"] for event in run.of("node.delta", "m")]
+def completed(run: Events) -> dict[str, Any]:
+    [event] = of(run, "node.completed", "m1")
+    return event
 
 
 def test_a_kionga_model_streams_deltas_end_to_end(
     base: str, peer: OpenAIPeer, carol: User, acme: Project
 ) -> None:
     run = model_run(base, peer, carol, acme)
-    assert run.terminal["type"] == "run.completed", run.terminal
-    pieces = deltas(run)
+    assert run[-1]["type"] == "run.completed", run[-1]
+    pieces = [event["delta"] for event in of(run, "node.delta", "m1")]
     assert len(pieces) >= 4, pieces  # piece by piece as the peer wrote, not one answer
-    assert "".join(pieces) == TEXT == run.completed("m")["text"]
-    assert run.completed("m")["usage"] == {"tokens": 3 + len(TEXT.split())}
+    assert "".join(pieces) == TEXT == completed(run)["text"]
+    assert completed(run)["usage"] == {"tokens": 3 + len(TEXT.split())}
     assert peer.bodies[-1]["stream"] is True
 
 
@@ -82,13 +73,13 @@ def test_an_upstream_failure_is_retried_by_the_node(
 ) -> None:
     peer.fail(fault)
     run = model_run(base, peer, carol, acme)
-    [retrying] = run.of("node.retrying", "m")
+    [retrying] = of(run, "node.retrying", "m1")
     assert retrying["error"]["code"] == "resource_unavailable", retrying
-    assert run.terminal["type"] == "run.completed", run.terminal
-    assert run.completed("m")["text"] == TEXT
-    # The retry's deltas are the whole answer once (those of the cut attempt were reset).
-    attempts = {event["attempt"] for event in run.of("node.delta", "m")}
-    assert 2 in attempts
+    assert run[-1]["type"] == "run.completed", run[-1]
+    assert completed(run)["text"] == TEXT
+    # The second attempt streamed the whole answer.
+    again = [event["delta"] for event in of(run, "node.delta", "m1") if event["attempt"] == 2]
+    assert "".join(again) == TEXT
 
 
 @pytest.mark.parametrize("fault", FAULTS)
@@ -97,9 +88,9 @@ def test_an_upstream_that_keeps_failing_ends_the_run_with_a_clear_code(
 ) -> None:
     peer.fail(fault, fault)  # the model node tries twice (retries: 1)
     run = model_run(base, peer, carol, acme)
-    assert [e["type"] for e in run.events].count("node.retrying") == 1
-    end: dict[str, Any] = run.terminal
+    assert len(of(run, "node.retrying")) == 1
+    end = run[-1]
     assert end["type"] == "run.failed", end
     assert end["error"]["code"] == "resource_unavailable", end
     assert "Model 'gpt'" in end["error"]["message"], end
-    assert "sk-stream-test" not in str(run.events)
+    assert "sk-stream-test" not in str(run)
