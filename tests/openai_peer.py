@@ -101,6 +101,12 @@ class OpenAIPeer:
                                 f"\r\nContent-Length: {len(error)}\r\n{extra}"
                                 f"Connection: close\r\n\r\n{error}")
             return
+        if fault == "drip":
+            await _send(writer, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
+            while True:
+                await _send(writer, _chunk(" "))
+                await asyncio.sleep(self.drip_seconds)
         if not body.get("stream"):
             await asyncio.sleep(self.latency)
             answer = json.dumps(_completion(self.text))
@@ -110,10 +116,6 @@ class OpenAIPeer:
             return
         await _send(writer, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
                             "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
-        if fault == "drip":
-            while True:
-                await _send(writer, _chunk(":"))
-                await asyncio.sleep(self.drip_seconds)
         pieces = _split(self.text, self.chunks)
         for piece in pieces:
             await asyncio.sleep(self.latency / len(pieces))
