@@ -180,11 +180,13 @@ async def call_slot(project_id: Any, resource: str, what: str,
     async with AsyncExitStack() as held:
         try:
             async with asyncio.timeout(timeout):
-                await held.enter_async_context(_SLOTS.hold(
-                    ("project", project_id), settings.KIONGA_UPSTREAM_CALLS_PER_PROJECT))
+                # The resource's slot first: a call queued behind its own resource's
+                # full slots must not hold one of the project's meanwhile.
                 await held.enter_async_context(_SLOTS.hold(
                     ("resource", project_id, resource),
                     settings.KIONGA_UPSTREAM_CALLS_PER_RESOURCE))
+                await held.enter_async_context(_SLOTS.hold(
+                    ("project", project_id), settings.KIONGA_UPSTREAM_CALLS_PER_PROJECT))
         except TimeoutError:
             raise unavailable(what, "is busy (too many calls in flight)", 503) from None
         yield
