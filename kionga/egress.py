@@ -122,30 +122,9 @@ def current_policy() -> Policy:
     return Policy(networks, hosts, endpoints, platform_endpoints())
 
 
-class GuardedBackend(httpcore.SyncBackend):
-    """Resolves, checks every address against the policy, connects to a checked one."""
-
-    def __init__(self, policy: Policy) -> None:
-        self.policy = policy
-
-    def connect_tcp(self, host: str, port: int, timeout: float | None = None,
-                    local_address: str | None = None,
-                    socket_options: Iterable[Any] | None = None) -> httpcore.NetworkStream:
-        try:
-            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        except (socket.gaierror, UnicodeError) as exc:
-            raise httpcore.ConnectError(f"name resolution failed: {exc}") from None
-        addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
-        for address in addresses:  # one refused address refuses the name
-            self.policy.check(host, port, address)
-        return super().connect_tcp(str(addresses[0]), port, timeout=timeout,
-                                   local_address=local_address,
-                                   socket_options=socket_options)
-
-
 class AsyncGuardedBackend(httpcore.AnyIOBackend):
-    """GuardedBackend on the event loop: the same check (Policy.check), the name
-    resolved without blocking the loop."""
+    """Resolves (without blocking the event loop), checks every address against the
+    policy, connects to a checked one."""
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
@@ -175,21 +154,12 @@ def _ssl_context() -> ssl.SSLContext:
 
 
 def guarded_async_transport() -> httpx.AsyncHTTPTransport:
-    """guarded_transport for httpx.AsyncClient (kionga.upstream's calls)."""
-    transport = httpx.AsyncHTTPTransport()
+    """An httpx transport (for httpx.AsyncClient) whose connections pass the policy."""
+    transport = httpx.AsyncHTTPTransport(verify=_ssl_context())  # no CA bundle load per call
+    # httpx has no public hook for the network backend; its pool is httpcore's, whose
+    # constructor takes one. Same SSL defaults as AsyncHTTPTransport's own pool.
     transport._pool = httpcore.AsyncConnectionPool(
         ssl_context=_ssl_context(), network_backend=AsyncGuardedBackend(current_policy()),
-    )
-    return transport
-
-
-def guarded_transport() -> httpx.HTTPTransport:
-    """An httpx transport whose connections pass the egress policy."""
-    transport = httpx.HTTPTransport()
-    # httpx has no public hook for the network backend; its pool is httpcore's, whose
-    # constructor takes one. Same SSL defaults as HTTPTransport's own pool.
-    transport._pool = httpcore.ConnectionPool(
-        ssl_context=httpx.create_ssl_context(), network_backend=GuardedBackend(current_policy()),
     )
     return transport
 
