@@ -106,6 +106,7 @@ def test_it_maps_http_errors_to_failure_codes(call: Call, code: str) -> None:
     assert "happened" in raised.value.message
 
 
+@pytest.mark.allow_output  # each try at the dead gateway is logged
 def test_it_maps_a_refused_credential_and_a_dead_gateway() -> None:
     with serve(gateway) as (base, _seen), pytest.raises(ResourceError) as refused:
         asyncio.run(call_once(base, lambda c: c.get_approval("apr-9"), credential="wrong"))
