@@ -16,7 +16,7 @@ from typing import Any
 
 from django.db.models import F
 
-from kionga import upstream
+from kionga import parsers, upstream
 from kionga.builtin_tools import BUILTIN_TOOLS, ToolError
 from kionga.errors import APIError, describe, error_body
 from kionga.resource_models import ApiConnection, Dataset, DatasetObject, Function, ModelEndpoint
@@ -132,7 +132,7 @@ async def _chunks(what: str, response: Any) -> AsyncIterator[dict[str, Any]]:
         if data == "[DONE]":
             return
         try:
-            chunk = json.loads(data)
+            chunk = parsers.loads(data)  # the strict parse, as for a whole answer
         except ValueError:
             raise upstream.unavailable(what, "sent a malformed chunk", 502) from None
         if not isinstance(chunk, dict):
