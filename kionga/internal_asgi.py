@@ -1,16 +1,25 @@
 """ASGI entry point of the internal listener: ``uvicorn kionga.internal_asgi:application``.
 
 It runs as its own process with kionga.settings_internal (another ROOT_URLCONF),
-so the two listeners can never share routes by accident. Every route here is plain
-request/response, so Django's WSGI handler serves them in worker threads (a2wsgi):
-one thread hop per resource call instead of the several of Django's ASGI path.
+so the two listeners can never share routes by accident. Two Django handlers, one
+URLconf: a route whose view is a coroutine (the resource calls that wait on an
+upstream: runs.loop_view) is served on the event loop, so a thousand calls waiting on
+their upstreams hold no thread and no database connection; every other route is
+plain request/response work for Django's WSGI handler in worker threads (a2wsgi),
+one thread hop each, which no upstream call can occupy (/healthz stays prompt).
 """
 
+from __future__ import annotations
+
 import os
+from typing import Any
 
 from a2wsgi import WSGIMiddleware
+from asgiref.sync import iscoroutinefunction
 from django.conf import settings
+from django.core.handlers.asgi import ASGIHandler
 from django.core.wsgi import get_wsgi_application
+from django.urls import Resolver404, resolve
 
 from kionga.http_limits import RequestLimits
 
@@ -18,7 +27,40 @@ from kionga.http_limits import RequestLimits
 # silently expose the whole public API (and admin) on the internal port.
 os.environ["DJANGO_SETTINGS_MODULE"] = "kionga.settings_internal"
 
-application = RequestLimits(
-    WSGIMiddleware(get_wsgi_application(), workers=16),  # type: ignore[arg-type]
-    settings.KIONGA_MAX_BODY_BYTES,
-)
+
+class LoopHandler(ASGIHandler):
+    """Django's ASGI handler without its per-request thread: Django runs a request's
+    synchronous parts (signals, middleware hooks, rendering) in a thread made for the
+    request and kept until it ends, which would cost one idle thread per call in
+    flight. Here they go to asgiref's one shared thread; they are short (the
+    internal MIDDLEWARE has no blocking hook), and views' database work goes to
+    runs.pooled."""
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self.handle(scope, receive, send)
+
+
+requests = WSGIMiddleware(get_wsgi_application(), workers=16)  # type: ignore[arg-type]
+coroutines = LoopHandler()
+
+
+def _view_is_coroutine(path: str) -> bool:
+    try:
+        return iscoroutinefunction(resolve(path).func)
+    except (Resolver404, ValueError, UnicodeError):
+        return False
+
+
+def on_loop(scope: dict[str, Any]) -> bool:
+    """Whether the URLconf routes this request to a coroutine view."""
+    return scope["type"] == "http" and _view_is_coroutine(scope["path"])
+
+
+async def dispatch(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    if on_loop(scope):
+        await coroutines(scope, receive, send)
+    else:
+        await requests(scope, receive, send)  # type: ignore[arg-type]
+
+
+application = RequestLimits(dispatch, settings.KIONGA_MAX_BODY_BYTES)  # type: ignore[arg-type]

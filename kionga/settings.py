@@ -374,6 +374,14 @@ KIONGA_SECRET_PATTERNS = env.strings("KIONGA_SECRET_PATTERNS", DEFAULT_SECRET_PA
 # Hosts, addresses/CIDRs and host:port the gateway may call although they are not
 # public (kionga.egress): e.g. an in-cluster model server. Empty: public addresses only.
 KIONGA_EGRESS_ALLOW = env.strings("KIONGA_EGRESS_ALLOW")
+# Upstream calls (models, functions, API connections) one internal listener process
+# has in flight at once, per project and per resource (kionga.upstream.call_slot); more
+# wait for a slot within the call's own time limit. Bounds what one tenant's slow
+# upstream can hold (sockets, memory), not what it can do at normal speed.
+KIONGA_UPSTREAM_CALLS_PER_PROJECT = env.integer("KIONGA_UPSTREAM_CALLS_PER_PROJECT", 1000,
+                                                within=(1, 100_000))
+KIONGA_UPSTREAM_CALLS_PER_RESOURCE = env.integer("KIONGA_UPSTREAM_CALLS_PER_RESOURCE", 500,
+                                                 within=(1, 100_000))
 
 LOGGING = {
     "version": 1,

@@ -14,6 +14,18 @@ ROOT_URLCONF = "kionga.internal_urls"
 KIONGA_MAX_BODY_BYTES = 8 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = KIONGA_MAX_BODY_BYTES
 
+# What this listener needs of the public chain: JSON errors, the host check, security
+# headers. No sessions, CSRF, sign-in or messages (only run and agent credentials are
+# accepted here), and every hook async-capable, so the views served on the event loop
+# (kionga.internal_asgi) run without a thread.
+MIDDLEWARE = [
+    "kionga.middleware.ApiJsonErrorMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
 # Not throttled: every call here is a run's resource call, bounded by runner capacity;
 # a 429 is not part of the runner's contract (runner/resources.py).
 REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_CLASSES": []}  # noqa: F405

@@ -9,12 +9,15 @@ before it reaches the runner.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Hashable, Iterable
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
+from django.conf import settings
 
 from kionga import egress, parsers
 from kionga.errors import APIError
@@ -53,44 +56,140 @@ class Answer:
             return self.content.decode("utf-8", errors="replace")
 
 
-def send(what: str, method: str, url: str, *, headers: dict[str, str], timeout: float,
-         json_body: Any = None, text_body: str | None = None) -> Answer:
-    """One HTTP call; connection problems and oversized answers are resource_unavailable.
+async def send(what: str, method: str, url: str, *, headers: dict[str, str], timeout: float,
+               json_body: Any = None, text_body: str | None = None) -> Answer:
+    """One HTTP call on the event loop, done within `timeout` seconds in all (an
+    upstream dripping its answer byte by byte cannot hold it longer); connection
+    problems, the time limit and oversized answers are resource_unavailable.
 
     `what` names the resource in messages and logs, e.g. "model 'gpt'".
     """
-    body: dict[str, Any] = {}
-    if text_body is not None:
-        body["content"] = text_body.encode("utf-8")
-        headers = {"Content-Type": "text/plain; charset=utf-8", **headers}
-    elif json_body is not None:
-        body["json"] = json_body
     try:
-        # No redirects: following one could carry the secret headers somewhere else.
-        # No proxies from the environment: they would bypass the egress policy.
-        with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False,
-                          transport=egress.guarded_transport()) as client:
-            with client.stream(method, url, headers=headers, **body) as response:
-                content = _read_capped(what, response.iter_bytes())
-                return Answer(response.status_code, content,
-                              response.headers.get("content-type", ""), what)
-    except (httpx.HTTPError, httpx.InvalidURL) as exc:
-        # One answer whatever went wrong (refused, timeout, DNS, egress policy), so a
-        # staff URL cannot be used to map the network; the kind goes to the log only.
-        logger.warning("%s cannot be reached (%s)", what, type(exc).__name__)
-        raise APIError(503, "resource_unavailable", f"{capital(what)} cannot be reached.") \
-            from None
+        async with asyncio.timeout(timeout), client(timeout) as http, http.stream(
+                method, url, headers=_content_type(headers, text_body),
+                **_body(json_body, text_body)) as response:
+            content = await _read_capped(what, response.aiter_bytes())
+            return Answer(response.status_code, content,
+                          response.headers.get("content-type", ""), what)
+    except (TimeoutError, httpx.HTTPError, httpx.InvalidURL) as exc:
+        raise unreachable(what, exc) from None
 
 
-def _read_capped(what: str, chunks: Iterable[bytes]) -> bytes:
+@asynccontextmanager
+async def stream(what: str, url: str, *, headers: dict[str, str], timeout: float,
+                 json_body: Any) -> AsyncIterator[httpx.Response]:
+    """POST json_body and yield the response once its head arrived (within `timeout`);
+    its body is then read as it comes (`lines`), each read within `timeout`."""
+    try:
+        async with client(timeout) as http:
+            async with asyncio.timeout(timeout):
+                request = http.build_request("POST", url, headers=headers, json=json_body)
+                response = await http.send(request, stream=True)
+            try:
+                yield response
+            finally:
+                await response.aclose()
+    except (TimeoutError, httpx.HTTPError, httpx.InvalidURL) as exc:
+        raise unreachable(what, exc) from None
+
+
+async def lines(what: str, response: httpx.Response) -> AsyncIterator[str]:
+    """The lines of a streamed answer, at most MAX_ANSWER_BYTES; a connection lost or
+    a read timeout mid-answer is resource_unavailable ("cut its answer short")."""
+    size = 0
+    try:
+        async for line in response.aiter_lines():
+            size += len(line) + 1
+            if size > MAX_ANSWER_BYTES:
+                raise unavailable(what, f"answered more than {MAX_ANSWER_BYTES} bytes", 502)
+            yield line
+    except httpx.HTTPError as exc:
+        logger.warning("%s cut its answer short (%s)", what, type(exc).__name__)
+        raise APIError(502, "resource_unavailable",
+                       f"{capital(what)} cut its answer short.") from None
+
+
+def client(timeout: float) -> httpx.AsyncClient:
+    # No redirects: following one could carry the secret headers somewhere else.
+    # No proxies from the environment: they would bypass the egress policy.
+    return httpx.AsyncClient(timeout=timeout, follow_redirects=False, trust_env=False,
+                             transport=egress.guarded_async_transport())
+
+
+def unreachable(what: str, exc: Exception) -> APIError:
+    # One answer whatever went wrong (refused, reset, DNS, egress policy, out of time),
+    # so a staff URL cannot be used to map the network; the kind goes to the log only.
+    logger.warning("%s cannot be reached (%s)", what, type(exc).__name__)
+    return APIError(503, "resource_unavailable", f"{capital(what)} cannot be reached.")
+
+
+def _content_type(headers: dict[str, str], text_body: str | None) -> dict[str, str]:
+    if text_body is None:
+        return headers
+    return {"Content-Type": "text/plain; charset=utf-8", **headers}
+
+
+def _body(json_body: Any, text_body: str | None) -> dict[str, Any]:
+    if text_body is not None:
+        return {"content": text_body.encode("utf-8")}
+    return {"json": json_body} if json_body is not None else {}
+
+
+async def _read_capped(what: str, chunks: AsyncIterator[bytes]) -> bytes:
     parts: list[bytes] = []
     size = 0
-    for chunk in chunks:
+    async for chunk in chunks:
         size += len(chunk)
         if size > MAX_ANSWER_BYTES:
             raise unavailable(what, f"answered more than {MAX_ANSWER_BYTES} bytes", 502)
         parts.append(chunk)
     return b"".join(parts)
+
+
+class _Slots:
+    """Counting semaphores by key, made on first use and dropped once idle (a key's
+    limit is read when its semaphore is made)."""
+
+    def __init__(self) -> None:
+        self._entries: dict[Hashable, tuple[asyncio.Semaphore, list[int]]] = {}
+
+    @asynccontextmanager
+    async def hold(self, key: Hashable, limit: int) -> AsyncIterator[None]:
+        semaphore, users = self._entries.setdefault(key, (asyncio.Semaphore(limit), [0]))
+        users[0] += 1
+        try:
+            async with semaphore:
+                yield
+        finally:
+            users[0] -= 1
+            if not users[0]:
+                del self._entries[key]
+
+
+_SLOTS = _Slots()
+
+
+@asynccontextmanager
+async def call_slot(project_id: Any, resource: str, what: str,
+                    timeout: float) -> AsyncIterator[None]:
+    """Hold one of the project's and one of the resource's upstream call slots in this
+    process (KIONGA_UPSTREAM_CALLS_PER_PROJECT, _PER_RESOURCE) for the body; waiting
+    for them counts against `timeout` (then resource_unavailable, which the runner
+    retries). One tenant's slow upstream holds at most that many sockets and answers;
+    other projects' calls and /healthz go on at once."""
+    async with AsyncExitStack() as held:
+        try:
+            async with asyncio.timeout(timeout):
+                # The resource's slot first: a call queued behind its own resource's
+                # full slots must not hold one of the project's meanwhile.
+                await held.enter_async_context(_SLOTS.hold(
+                    ("resource", project_id, resource),
+                    settings.KIONGA_UPSTREAM_CALLS_PER_RESOURCE))
+                await held.enter_async_context(_SLOTS.hold(
+                    ("project", project_id), settings.KIONGA_UPSTREAM_CALLS_PER_PROJECT))
+        except TimeoutError:
+            raise unavailable(what, "is busy (too many calls in flight)", 503) from None
+        yield
 
 
 def check_success(what: str, answer: Answer) -> Answer:

@@ -1,19 +1,32 @@
 """HttpResources: the ResourceClient of production, over the gateway's internal listener.
 
-See runner.resources for the request and response JSON of every call.
+See runner.resources for the request and response JSON of every call. A predict
+with on_delta is streamed (Server-Sent Events); a call that cannot reach the listener
+(refused, reset before an answer) is tried again within the client's timeout.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 from urllib.parse import quote
 
 import httpx
 
+from runner.backends import OnDelta
 from runner.failures import http_failure_code
 from runner.resources import RUN_CANCELLED, ResourceError
+from runner.retry import RetryPolicy, retrying_async
+
+# A streamed answer, and errors as JSON (the listener renders those as everywhere).
+STREAMED: Final = "text/event-stream, application/json"
+
+# The listener itself cannot be reached or dropped the connection before answering:
+# refused (not listening), reset or closed (restarting), and nothing was answered.
+LISTENER_AWAY: Final = (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError,
+                        httpx.ReadError, httpx.WriteError)
 
 
 class HttpResources:
@@ -30,6 +43,8 @@ class HttpResources:
         # Made on the first call: most graphs call no resource, and a client costs
         # about half a millisecond to build.
         self._http: httpx.AsyncClient | None = None
+        self._reconnect = RetryPolicy(initial=0.05, factor=2.0, max_delay=0.5,
+                                      deadline=timeout, retry_on=LISTENER_AWAY)
 
     @property
     def _client(self) -> httpx.AsyncClient:
@@ -50,9 +65,26 @@ class HttpResources:
     def secret_values(self) -> Sequence[str]:
         return [self._credential]
 
-    async def predict(self, model_id: str, messages: list[dict[str, Any]]) -> dict[str, Any]:
-        return await self._call("POST", f"models/{_seg(model_id)}/predict",
-                                json={"messages": messages})
+    async def predict(self, model_id: str, messages: list[dict[str, Any]],
+                      on_delta: OnDelta | None = None) -> dict[str, Any]:
+        path = f"models/{_seg(model_id)}/predict"
+        if on_delta is None:
+            return await self._call("POST", path, json={"messages": messages})
+        # Streamed: the listener's `delta` events as they come, then `done` or `error`.
+        request = self._client.build_request("POST", path, json={"messages": messages},
+                                             headers={"Accept": STREAMED})
+        response = await self._send(path, request, stream=True)
+        try:
+            if response.status_code >= 400 or not _is_event_stream(response):
+                await response.aread()
+                return await self._answer(path, response)
+            return await _read_events(path, response, on_delta)
+        except httpx.HTTPError as exc:  # the listener went away mid-answer
+            raise ResourceError("resource_unavailable",
+                                f"{path}: the gateway cut the answer short "
+                                f"({type(exc).__name__})") from None
+        finally:
+            await response.aclose()
 
     async def invoke_function(self, name: str, input: Any) -> dict[str, Any]:
         return await self._call("POST", f"functions/{_seg(name)}/invoke", json={"input": input})
@@ -87,12 +119,25 @@ class HttpResources:
         return await self._call("GET", f"agent-approvals/{_seg(approval_id)}")
 
     async def _call(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+        request = self._client.build_request(method, path, **kwargs)
+        return await self._answer(path, await self._send(path, request))
+
+    async def _send(self, path: str, request: httpx.Request, *,
+                    stream: bool = False) -> httpx.Response:
+        """The listener's answer to request. A refused or reset connection to the
+        listener itself (restarting, a keep-alive connection it closed) is tried again
+        within the client's timeout (the node's timeout still ends the call first);
+        an answer, whatever its status, is never sent again."""
         try:
-            response = await self._client.request(method, path, **kwargs)
-        except httpx.HTTPError as exc:  # connection refused, reset, timeouts
+            return await retrying_async(
+                lambda: self._client.send(request, stream=stream),
+                self._reconnect, f"{path}: the gateway cannot be reached")
+        except httpx.HTTPError as exc:  # still refused, reset, timeouts
             raise ResourceError("resource_unavailable",
                                 f"{path}: the gateway cannot be reached ({type(exc).__name__})"
                                 ) from None
+
+    async def _answer(self, path: str, response: httpx.Response) -> dict[str, Any]:
         if response.status_code >= 400:
             if _error(response).get("code") == RUN_CANCELLED:
                 # Failing now would end the run failed; its cancel arrives in a moment
@@ -106,6 +151,48 @@ class HttpResources:
         if not isinstance(body, dict):
             raise ResourceError("node_error", f"{path}: the answer is not a JSON object")
         return body
+
+
+def _is_event_stream(response: httpx.Response) -> bool:
+    return "text/event-stream" in response.headers.get("content-type", "")
+
+
+async def _read_events(path: str, response: httpx.Response,
+                       on_delta: OnDelta) -> dict[str, Any]:
+    """Server-Sent Events of a streamed predict: `delta` {"text"}, then `done` (the
+    answer) or `error` (the error shape); an end without either is a cut answer."""
+    event, data = "", ""
+    async for line in response.aiter_lines():
+        if line.startswith("event:"):
+            event = line[6:].strip()
+        elif line.startswith("data:"):
+            data += line[5:].strip()
+        elif not line and data:
+            try:
+                body = json.loads(data)
+            except ValueError:
+                raise ResourceError("node_error", f"{path}: a malformed event") from None
+            if not isinstance(body, dict):
+                raise ResourceError("node_error", f"{path}: a malformed event")
+            if event == "delta" and isinstance(body.get("text"), str):
+                await on_delta(body["text"])
+            elif event == "done":
+                return body
+            elif event == "error":
+                raise _event_failure(path, body)
+            event, data = "", ""
+    raise ResourceError("resource_unavailable", f"{path}: the gateway cut the answer short")
+
+
+def _event_failure(path: str, body: dict[str, Any]) -> ResourceError:
+    error = body.get("error")
+    error = error if isinstance(error, dict) else {}
+    code = error.get("code")
+    message = error.get("message")
+    message = message if isinstance(message, str) else "failed"
+    # The same codes an error answer would give (the contract's mapping, by code).
+    known = code if code in ("resource_denied", "resource_unavailable") else "node_error"
+    return ResourceError(known, f"{path}: {message[:500]}")
 
 
 def _seg(value: str) -> str:

@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from runner.backends import OnDelta
 from runner.resources import ResourceError
 
 Handler = Callable[..., Any]
@@ -65,10 +66,13 @@ class InMemoryResources:
 
     # ResourceClient
 
-    async def predict(self, model_id: str, messages: list[dict[str, Any]]) -> dict[str, Any]:
+    async def predict(self, model_id: str, messages: list[dict[str, Any]],
+                      on_delta: OnDelta | None = None) -> dict[str, Any]:
         handler = await self._enter(f"models/{model_id}/predict", {"messages": messages},
                                     self.models, model_id)
         text = await _call(handler, messages) if callable(handler) else str(handler)
+        if on_delta is not None and text:
+            await on_delta(text)  # one piece: the whole answer
         words = sum(len(str(m.get("content", "")).split()) for m in messages)
         return {"text": text, "usage": {"tokens": words + len(text.split())}}
 

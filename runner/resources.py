@@ -12,6 +12,9 @@ POST models/{id}/predict
     request  {"messages": [{"role": "system"|"user"|"assistant", "content": str}, ...]}
     response {"text": str, "usage": {"tokens": int, "cost"?: number}}   (usage optional;
              cost: what the gateway billed, kept in the node's record)
+             or, with `Accept: text/event-stream`, Server-Sent Events: `delta`
+             {"text": piece} as the model writes, then `done` (the answer above) or
+             `error` (the error body below; e.g. the model cut its answer short)
 POST functions/{name}/invoke
     request  {"input": <JSON value, or a string for text input>}
     response {"output": <JSON value>}
@@ -50,6 +53,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 from runner.failures import NodeFailure
 
 if TYPE_CHECKING:
+    from runner.backends import OnDelta
     from runner.http_resources import HttpResources
     from runner.inmemory_resources import InMemoryResources
 
@@ -66,8 +70,10 @@ class ResourceError(NodeFailure):
 
 @runtime_checkable
 class ResourceClient(Protocol):
-    async def predict(self, model_id: str, messages: list[dict[str, Any]]) -> dict[str, Any]:
-        """POST models/{id}/predict → {"text", "usage"?: {"tokens"}}."""
+    async def predict(self, model_id: str, messages: list[dict[str, Any]],
+                      on_delta: OnDelta | None = None) -> dict[str, Any]:
+        """POST models/{id}/predict → {"text", "usage"?: {"tokens"}}; with on_delta,
+        streamed: on_delta gets each piece of text as the model writes it."""
         ...
 
     async def invoke_function(self, name: str, input: Any) -> dict[str, Any]:

@@ -3,9 +3,10 @@ is the one loop that follows it, so every caller waits the same way."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -37,4 +38,19 @@ def retrying(call: Callable[[], T], policy: RetryPolicy, what: str) -> T:
                 raise
             log.warning("%s (%s), retrying in %.2f s", what, type(exc).__name__, delay)
             time.sleep(delay)
+            delay = min(delay * policy.factor, policy.max_delay)
+
+
+async def retrying_async(call: Callable[[], Awaitable[T]], policy: RetryPolicy, what: str) -> T:
+    """retrying for a coroutine: the same waits, slept on the event loop."""
+    deadline = time.monotonic() + policy.deadline
+    delay = policy.initial
+    while True:
+        try:
+            return await call()
+        except policy.retry_on as exc:
+            if time.monotonic() + delay > deadline:
+                raise
+            log.warning("%s (%s), retrying in %.2f s", what, type(exc).__name__, delay)
+            await asyncio.sleep(delay)
             delay = min(delay * policy.factor, policy.max_delay)

@@ -16,6 +16,7 @@ listener's BearerTokenAuthentication does not know run credentials.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -37,6 +38,7 @@ from runner import protocol
 from runner.resources import RUN_CANCELLED
 from runs.agent_auth import agent_turn
 from runs.credentials import find_credential
+from runs.loop_view import loop_view
 from runs.models import Run
 
 REALM = 'Bearer realm="internal"'
@@ -119,12 +121,15 @@ def check_grant(starter: User | None, role: str | None) -> None:
 
 
 def run_view(methods: list[str], **schema: Any) -> Callable[[Callable[..., Any]], Any]:
-    """@api_view for the internal listener: run credential only, live grant checked."""
+    """@api_view for the internal listener: run credential only, live grant checked;
+    a coroutine function becomes a view served on the event loop (runs.loop_view)."""
 
     def wrap(func: Callable[..., Any]) -> Any:
         func = permission_classes([HasLiveRunGrant])(func)
         func = authentication_classes([RunCredentialAuthentication])(func)
-        return extend_schema(**schema)(api_view(methods)(func))
+        # A coroutine view waits on its upstream on the event loop (runs.loop_view).
+        view = loop_view if inspect.iscoroutinefunction(func) else api_view
+        return extend_schema(**schema)(view(methods)(func))
 
     return wrap
 

@@ -42,10 +42,26 @@ def internal_listener() -> Iterator[str]:
 
 
 @contextmanager
+def internal_listener_process(port: int | None = None,
+                              **env: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """internal_listener on `port` (default: a free one), with these environment
+    variables more; yields (the runner's callback URL, the process)."""
+    with _uvicorn("kionga.internal_asgi:application", "the internal listener",
+                  port or free_port(), env) as (base, process):
+        yield f"{base}/api/v1", process
+
+
+@contextmanager
 def uvicorn_process(app: str, name: str, **env: str) -> Iterator[str]:
     """Start `uvicorn APP` as the Procfile does, on the test database, with these
     environment variables more; yields its base URL once its /healthz answers."""
-    port = free_port()
+    with _uvicorn(app, name, free_port(), env) as (base, _process):
+        yield base
+
+
+@contextmanager
+def _uvicorn(app: str, name: str, port: int,
+             env: dict[str, str]) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     environment = {**os.environ, "DATABASE_URL": database_url_of_tests(),
                    "DJANGO_SETTINGS_MODULE": "kionga.settings", **env}
     command = [sys.executable, "-m", "uvicorn", app, "--lifespan", "off",
@@ -56,7 +72,7 @@ def uvicorn_process(app: str, name: str, **env: str) -> Iterator[str]:
                                    stdout=log, stderr=subprocess.STDOUT)
         try:
             _wait_until_up(f"http://127.0.0.1:{port}/healthz", process, log, name)
-            yield f"http://127.0.0.1:{port}"
+            yield f"http://127.0.0.1:{port}", process
         finally:
             process.terminate()
             try:

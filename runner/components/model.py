@@ -1,5 +1,5 @@
 """model: `llm` is the platform model (the configured backend, streamed); anything else
-is a Kionga model ID asked through the gateway's models/{id}/predict."""
+is a Kionga model ID asked through the gateway's models/{id}/predict, streamed too."""
 
 from __future__ import annotations
 
@@ -36,7 +36,8 @@ async def run_model(ctx: NodeContext, value: Any, vtype: PortType) -> NodeOutput
         ctx.flush_delta()
         check_size(completion.text)
         return NodeOutput("out", completion.text, text=completion.text, tokens=completion.tokens)
-    answer = await ctx.run.resources.predict(model, messages)
+    answer = await ctx.run.resources.predict(model, messages, on_delta=ctx.delta)
+    ctx.flush_delta()
     text = answer.get("text")
     if not isinstance(text, str):
         raise NodeFailure("node_error", f"model {model} answered without text")

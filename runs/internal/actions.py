@@ -2,47 +2,169 @@
 
 Each returns the JSON of runner/resources.py's contract. Upstream answers pass
 through kionga.upstream.scrub with the resource's secrets before they leave.
+Upstream calls are awaited on the event loop (kionga.upstream), inside the project's
+and the resource's call slots; database work goes through runs.pooled, so no
+database connection is held while an upstream answers.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator, Callable
 from decimal import Decimal
 from typing import Any
 
 from django.db.models import F
 
-from kionga import upstream
+from kionga import parsers, upstream
 from kionga.builtin_tools import BUILTIN_TOOLS, ToolError
-from kionga.errors import APIError
+from kionga.errors import APIError, describe, error_body
 from kionga.resource_models import ApiConnection, Dataset, DatasetObject, Function, ModelEndpoint
+from runner.redact import Redactor, StreamRedactor
 from runs.internal.checks import check_in_scope, check_resource, check_side_effects
+from runs.loop_view import in_thread
 from runs.models import Run
 
-# Below the runner client's 30 s default, so the runner gets our clean 503 instead of
-# a timeout of its own.
+# With SLOT_WAIT, below the runner client's 30 s default, so the runner gets our clean
+# 503 instead of a timeout of its own. A streamed answer may take longer in all: each
+# read waits at most MODEL_TIMEOUT, and the node's own timeout bounds the whole.
 MODEL_TIMEOUT = 25.0
 CALL_TIMEOUT = 20.0
+SLOT_WAIT = 4.0
 COST_PLACES = Decimal("0.000001")
 
 
-def do_predict(run: Run, endpoint: ModelEndpoint, messages: list[dict[str, str]]) -> dict[str, Any]:
+async def do_predict(run: Run, endpoint: ModelEndpoint,
+                     messages: list[dict[str, str]]) -> dict[str, Any]:
     """One non-streaming chat completion; its tokens and cost are added to the run."""
     what = f"model {endpoint.key!r}"
-    headers = {"Accept": "application/json"}
-    if endpoint.secret:
-        headers["Authorization"] = f"Bearer {endpoint.secret}"
-    answer = upstream.check_success(what, upstream.send(
-        what, "POST", endpoint.base_url.rstrip("/") + "/chat/completions", headers=headers,
-        timeout=MODEL_TIMEOUT,
-        json_body={"model": endpoint.model_name, "messages": messages, "stream": False},
-    ))
+    async with upstream.call_slot(run.project_id, f"model/{endpoint.key}", what, SLOT_WAIT):
+        answer = upstream.check_success(what, await upstream.send(
+            what, "POST", _completions_url(endpoint), headers=_model_headers(endpoint),
+            timeout=MODEL_TIMEOUT,
+            json_body={"model": endpoint.model_name, "messages": messages, "stream": False},
+        ))
     text, prompt, completion = _completion(what, answer, messages)
-    cost = _bill(run, endpoint, prompt, completion)
+    cost = await in_thread(_bill)(run, endpoint, prompt, completion)
     secrets = upstream.secret_values([endpoint.secret])
     # The cost goes back to the node's record (runner/records.py); the run's total is ours.
     return {"text": upstream.scrub(text, secrets),
             "usage": {"tokens": prompt + completion, "cost": float(cost)}}
+
+
+async def do_stream_predict(run: Run, endpoint: ModelEndpoint,
+                            messages: list[dict[str, str]]) -> AsyncIterator[bytes]:
+    """The completion as it is written: Server-Sent Events `delta` ({"text": piece}),
+    then `done` ({"text", "usage"}, billed like do_predict) or `error` (the error
+    shape; e.g. resource_unavailable when the upstream cut its answer short).
+
+    An upstream refusal (status, unreachable) is raised before the first event, so
+    it is an ordinary error answer; the events start once the upstream answers 200.
+    """
+    events = _stream_events(run, endpoint, messages)
+    first = await anext(events)  # raises the upstream's refusal, if any
+    return _prepend(first, events)
+
+
+async def _stream_events(run: Run, endpoint: ModelEndpoint,
+                         messages: list[dict[str, str]]) -> AsyncIterator[bytes]:
+    what = f"model {endpoint.key!r}"
+    secrets = upstream.secret_values([endpoint.secret])
+    scrubber = StreamRedactor(Redactor(secrets, builtin=False), limit=upstream.MAX_ANSWER_BYTES)
+    body = {"model": endpoint.model_name, "messages": messages, "stream": True,
+            "stream_options": {"include_usage": True}}
+    headers = {**_model_headers(endpoint), "Accept": "text/event-stream"}
+    async with upstream.call_slot(run.project_id, f"model/{endpoint.key}", what, SLOT_WAIT), \
+            upstream.stream(what, _completions_url(endpoint), headers=headers,
+                            timeout=MODEL_TIMEOUT, json_body=body) as response:
+        if not 200 <= response.status_code < 300 \
+                or "text/event-stream" not in response.headers.get("content-type", ""):
+            # A refusal, or a server that ignored stream=true: one answer, as do_predict.
+            content = await response.aread()
+            answer = upstream.check_success(what, upstream.Answer(
+                response.status_code, content, response.headers.get("content-type", ""), what))
+            text, prompt, completion = _completion(what, answer, messages)
+            yield b""  # the head: the answer is a success
+            if text:
+                yield sse("delta", {"text": upstream.scrub(text, secrets)})
+        else:
+            yield b""
+            parts: list[str] = []
+            usage: dict[str, Any] = {}
+            try:
+                async for chunk in _chunks(what, response):
+                    piece, chunk_usage = _chunk_text(chunk)
+                    usage = chunk_usage or usage
+                    if piece:
+                        parts.append(piece)
+                        released = scrubber.feed(piece)
+                        if released:
+                            yield sse("delta", {"text": released})
+            except APIError as exc:
+                code, message, details = describe(exc)
+                yield sse("error", error_body(code, message, details))
+                return
+            rest = scrubber.flush()
+            if rest:
+                yield sse("delta", {"text": rest})
+            text = "".join(parts)
+            prompt, completion = _usage_or_words(usage, messages, text)
+    cost = await in_thread(_bill)(run, endpoint, prompt, completion)
+    yield sse("done", {"text": upstream.scrub(text, secrets),
+                       "usage": {"tokens": prompt + completion, "cost": float(cost)}})
+
+
+async def _prepend(first: bytes, rest: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    if first:
+        yield first
+    async for item in rest:
+        yield item
+
+
+def sse(event: str, data: Any) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+
+
+async def _chunks(what: str, response: Any) -> AsyncIterator[dict[str, Any]]:
+    """The JSON chunks of an OpenAI-compatible stream, until [DONE] or its end."""
+    async for line in upstream.lines(what, response):
+        if not line.startswith("data:"):
+            continue  # comments, event:/id: lines, blank separators
+        data = line[5:].strip()
+        if data == "[DONE]":
+            return
+        try:
+            chunk = parsers.loads(data)  # the strict parse, as for a whole answer
+        except ValueError:
+            raise upstream.unavailable(what, "sent a malformed chunk", 502) from None
+        if not isinstance(chunk, dict):
+            raise upstream.unavailable(what, "sent a malformed chunk", 502)
+        if chunk.get("error") is not None:
+            raise upstream.unavailable(what, "answered with an error mid-answer", 502)
+        yield chunk
+
+
+def _chunk_text(chunk: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    usage = chunk.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    pieces = []
+    for choice in chunk.get("choices") or []:
+        delta = choice.get("delta") if isinstance(choice, dict) else None
+        piece = delta.get("content") if isinstance(delta, dict) else None
+        if isinstance(piece, str):
+            pieces.append(piece)
+    return "".join(pieces), usage
+
+
+def _completions_url(endpoint: ModelEndpoint) -> str:
+    return endpoint.base_url.rstrip("/") + "/chat/completions"
+
+
+def _model_headers(endpoint: ModelEndpoint) -> dict[str, str]:
+    headers = {"Accept": "application/json"}
+    if endpoint.secret:
+        headers["Authorization"] = f"Bearer {endpoint.secret}"
+    return headers
 
 
 def _completion(what: str, answer: upstream.Answer,
@@ -55,12 +177,17 @@ def _completion(what: str, answer: upstream.Answer,
     if not isinstance(content, str):
         raise upstream.unavailable(what, "answered without a chat completion", 502)
     usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+    return (content, *_usage_or_words(usage, messages, content))
+
+
+def _usage_or_words(usage: dict[str, Any], messages: list[dict[str, str]],
+                    text: str) -> tuple[int, int]:
     prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
     if not isinstance(prompt, int) or not isinstance(completion, int):
         # Some servers omit usage; count words as the mock backend does, so budgets hold.
         prompt = sum(len(m["content"].split()) for m in messages)
-        completion = len(content.split())
-    return content, max(prompt, 0), max(completion, 0)
+        completion = len(text.split())
+    return max(prompt, 0), max(completion, 0)
 
 
 def _bill(run: Run, endpoint: ModelEndpoint, prompt: int, completion: int) -> Decimal:
@@ -73,44 +200,52 @@ def _bill(run: Run, endpoint: ModelEndpoint, prompt: int, completion: int) -> De
     return cost
 
 
-def do_invoke_function(run: Run, name: str, value: Any) -> dict[str, Any]:
+async def do_invoke_function(run: Run, name: str, value: Any) -> dict[str, Any]:
     """A built-in tool, else the project's Function webhook: POST {"input": value}."""
     check_side_effects(run, f"Function {name!r}")
     # Built-in tools too: a run calls only the tools its graph names.
     check_in_scope(run, "function", name)
     builtin = BUILTIN_TOOLS.get(name)
     if builtin is not None:
-        try:
-            return {"output": builtin(value)}
-        except ToolError as exc:  # e.g. an input past the bound: say which
-            raise APIError(422, "tool_failed", f"Built-in tool {name!r}: {exc}.") from None
-        except Exception:  # pure functions, but the input is anyone's JSON
-            raise APIError(422, "tool_failed", f"Built-in tool {name!r} failed.") from None
-    function = check_resource(run, Function, "function", name)
+        return await in_thread(_builtin)(name, builtin, value)
+    function = await in_thread(check_resource)(run, Function, "function", name)
     what = f"function {name!r}"
     headers = {"Accept": "application/json"}
     if function.secret:
         headers["Authorization"] = f"Bearer {function.secret}"
-    answer = upstream.check_success(what, upstream.send(
-        what, "POST", function.url, headers=headers, timeout=CALL_TIMEOUT,
-        json_body={"input": value},
-    ))
+    async with upstream.call_slot(run.project_id, f"function/{name}", what, SLOT_WAIT):
+        answer = upstream.check_success(what, await upstream.send(
+            what, "POST", function.url, headers=headers, timeout=CALL_TIMEOUT,
+            json_body={"input": value},
+        ))
     # The webhook's whole JSON answer is the output (text when it is not JSON).
     output = answer.json_or_text() if answer.content else None
     return {"output": upstream.scrub(output, upstream.secret_values([function.secret]))}
 
 
-def do_invoke_connection(connection: ApiConnection, method: str, url: str,
-                         body: Any) -> dict[str, Any]:
+def _builtin(name: str, builtin: Callable[[Any], Any], value: Any) -> dict[str, Any]:
+    # In a pooled thread: a built-in tool is CPU work on anyone's input.
+    try:
+        return {"output": builtin(value)}
+    except ToolError as exc:  # e.g. an input past the bound: say which
+        raise APIError(422, "tool_failed", f"Built-in tool {name!r}: {exc}.") from None
+    except Exception:  # pure functions, but the input is anyone's JSON
+        raise APIError(422, "tool_failed", f"Built-in tool {name!r} failed.") from None
+
+
+async def do_invoke_connection(connection: ApiConnection, method: str, url: str,
+                               body: Any) -> dict[str, Any]:
     """Any upstream status is an answer ({"status", "body"}); only no answer is an error."""
     what = f"API connection {connection.key!r}"
     headers = {"Accept": "application/json", **_secret_headers(connection)}
     sends_body = method in ("POST", "PUT", "PATCH") and body is not None
-    answer = upstream.send(
-        what, method, url, headers=headers, timeout=CALL_TIMEOUT,
-        json_body=body if sends_body and not isinstance(body, str) else None,
-        text_body=body if sends_body and isinstance(body, str) else None,
-    )
+    async with upstream.call_slot(connection.project_id, f"connection/{connection.key}",
+                                  what, SLOT_WAIT):
+        answer = await upstream.send(
+            what, method, url, headers=headers, timeout=CALL_TIMEOUT,
+            json_body=body if sends_body and not isinstance(body, str) else None,
+            text_body=body if sends_body and isinstance(body, str) else None,
+        )
     secrets = upstream.secret_values(_secret_headers(connection).values())
     parsed = answer.json_or_text() if answer.content else None
     return {"status": answer.status, "body": upstream.scrub(parsed, secrets)}

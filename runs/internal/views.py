@@ -1,7 +1,13 @@
-"""Internal routes a run credential may call: parse, one action, the contract's JSON."""
+"""Internal routes a run credential may call: parse, one action, the contract's JSON.
+
+The routes that call an upstream are coroutines, served on the internal listener's
+event loop (runs.loop_view); the database-only ones are ordinary views.
+"""
 
 from __future__ import annotations
 
+from django.http import StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -17,34 +23,43 @@ from runs.internal.serializers import (
     PredictSerializer,
     SearchSerializer,
 )
+from runs.loop_view import in_thread
 from runs.run_auth import run_of, run_view
 
 
 @run_view(["POST"], request=PredictSerializer,
           responses=doc.answers(200, doc.PREDICT), operation_id="internal_predict")
-def predict(request: Request, model_id: str) -> Response:
+async def predict(request: Request, model_id: str) -> HttpResponseBase:
+    """The completion as JSON, or as it is written with `Accept: text/event-stream`
+    (events `delta`, then `done` or `error`: runs.internal.actions.do_stream_predict)."""
     run = run_of(request)
-    endpoint = checks.check_resource(run, ModelEndpoint, "model", model_id)
+    endpoint = await in_thread(checks.check_resource)(run, ModelEndpoint, "model", model_id)
     messages = [dict(m) for m in parse(PredictSerializer, request.data)["messages"]]
-    return Response(actions.do_predict(run, endpoint, messages))
+    if "text/event-stream" in request.headers.get("Accept", ""):
+        events = await actions.do_stream_predict(run, endpoint, messages)
+        return StreamingHttpResponse(events, content_type="text/event-stream",
+                                     headers={"Cache-Control": "no-cache"})
+    return Response(await actions.do_predict(run, endpoint, messages))
 
 
 @run_view(["POST"], request=InvokeSerializer,
           responses=doc.answers(200, doc.INVOKE), operation_id="internal_invoke_function")
-def invoke_function(request: Request, name: str) -> Response:
+async def invoke_function(request: Request, name: str) -> Response:
     body = parse(InvokeSerializer, request.data)
-    return Response(actions.do_invoke_function(run_of(request), name, body["input"]))
+    return Response(await actions.do_invoke_function(run_of(request), name, body["input"]))
 
 
 @run_view(["POST"], request=ConnectionCallSerializer,
           responses=doc.answers(200, doc.CONNECTION), operation_id="internal_invoke_connection")
-def invoke_connection(request: Request, connection_id: str) -> Response:
+async def invoke_connection(request: Request, connection_id: str) -> Response:
     run = run_of(request)
     checks.check_side_effects(run, f"API connection {connection_id!r}")
-    connection = checks.check_resource(run, ApiConnection, "connection", connection_id)
+    connection = await in_thread(checks.check_resource)(run, ApiConnection, "connection",
+                                                     connection_id)
     call = parse(ConnectionCallSerializer, request.data)
     url = checks.check_connection_call(connection, call["method"], call["path"])
-    return Response(actions.do_invoke_connection(connection, call["method"], url, call["body"]))
+    return Response(await actions.do_invoke_connection(connection, call["method"], url,
+                                                       call["body"]))
 
 
 @run_view(["GET"], responses=doc.answers(200, doc.KNOWLEDGE_BASES),
