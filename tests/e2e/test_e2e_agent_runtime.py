@@ -36,11 +36,13 @@ from tests.stack import ROOT, Stack, free_port
 from tests.versions_helpers import linear, published
 
 
-def runtime_env(stack: Stack, artifact: Path, credential: str, port: int) -> dict[str, str]:
+def runtime_env(stack: Stack, artifact: Path, credential: str, port: int,
+                name: str = "agent") -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "DJANGO"))}
     env.update(KIONGA_AGENT_ARTIFACT=str(artifact), KIONGA_AGENT_CREDENTIAL=credential,
                KIONGA_AGENT_GATEWAY_URL=f"http://127.0.0.1:{stack.internal_port}/api/v1",
-               KIONGA_AGENT_PORT=str(port), MLAIOPS_LLM_BACKEND="mock")
+               KIONGA_AGENT_PORT=str(port), KIONGA_AGENT_NAME=name,
+               MLAIOPS_LLM_BACKEND="mock")
     return env
 
 
@@ -125,9 +127,9 @@ def test_it_refuses_a_tampered_artifact_at_startup(
 @pytest.fixture
 def runtime(stack: Stack, deployed: tuple[Agent, Path, str]) -> Iterator[str]:
     """The running runtime's base URL."""
-    _, artifact, credential = deployed
+    agent, artifact, credential = deployed
     port = free_port()
-    process = start_runtime(runtime_env(stack, artifact, credential, port))
+    process = start_runtime(runtime_env(stack, artifact, credential, port, agent.name))
     try:
         url = f"http://127.0.0.1:{port}"
         wait_healthy(url, process)
