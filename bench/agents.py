@@ -213,11 +213,12 @@ def main() -> None:
                "KIONGA_AGENT_GATEWAY_URL": f"{peers_url}/api/v1",
                "MLAIOPS_LLM_BACKEND": "openai", "MLAIOPS_LLM_MODEL": "bench",
                "MLAIOPS_LLM_BASE_URL": f"{peers_url}/v1"}
-        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+        quiet = subprocess.DEVNULL
         peers = subprocess.Popen([sys.executable, __file__, "--serve-peers", str(peers_port),
-                                  "--latency", str(args.latency)], cwd=ROOT, **quiet)
+                                  "--latency", str(args.latency)], cwd=ROOT, stdout=quiet,
+                                 stderr=quiet)
         runtime = subprocess.Popen([sys.executable, "-m", "agents.serve"], cwd=ROOT, env=env,
-                                   **quiet)
+                                   stdout=quiet, stderr=quiet)
         try:
             wait_up(f"{peers_url}/stats", peers)
             wait_up(f"{url}/healthz", runtime)
