@@ -226,9 +226,12 @@ def main() -> None:
             warm = asyncio.run(round_of(runtime_port, args.warmup))
             idle = rss_mb(runtime.pid)
             httpx.delete(f"{peers_url}/stats")
-            cpu_before = cpu_ms(runtime.pid)
+            cpu_before, peers_before = cpu_ms(runtime.pid), cpu_ms(peers.pid)
+            own_before = time.process_time()
             measured = asyncio.run(round_of(runtime_port, args.turns, runtime.pid))
             cpu = cpu_ms(runtime.pid) - cpu_before
+            peers_cpu = cpu_ms(peers.pid) - peers_before
+            own_cpu = (time.process_time() - own_before) * 1000
             stats = httpx.get(f"{peers_url}/stats").json()
             wall = time.monotonic() - started
         finally:
@@ -244,6 +247,8 @@ def main() -> None:
         "added_p99_ms": round(percentile(added, 0.99), 1),
         "added_p50_ms": round(percentile(added, 0.50), 1),
         "runtime_cpu_ms_per_turn": round(cpu / max(1, args.turns), 2),
+        "peers_cpu_ms_per_turn": round(peers_cpu / max(1, args.turns), 2),
+        "client_cpu_ms_per_turn": round(own_cpu / max(1, args.turns), 2),
         "upstream_latency_ms": upstream_ms, "rss_idle_mb": round(idle, 1),
         "rss_peak_mb": round(measured["peak_mb"], 1), "wall_s": round(wall, 1),
     }
