@@ -16,3 +16,9 @@ API_KEY_PREFIX: Final = "kak_"
 # The gateway's refusals of a caller's key, passed on to the caller with their status.
 INVALID_API_KEY: Final = "invalid_api_key"  # 401: missing, unknown, revoked, expired
 THROTTLED: Final = "throttled"  # 429 with Retry-After: beyond the key's rate
+
+# The local runtime (deployments/local.py writes, agents/local.py runs): each agent's
+# folder holds these files.
+LOCAL_ARTIFACT: Final = "artifact.json"
+LOCAL_CREDENTIAL: Final = "credential"
+LOCAL_PORT: Final = "port"
