@@ -169,7 +169,7 @@ async def post_turn(port: int, index: int) -> tuple[bool, float]:
     except OSError:
         return False, (time.monotonic() - started) * 1000
     head, _, payload = answer.partition(b"\r\n\r\n")
-    ok = head.startswith(b"HTTP/1.1 200") and json.loads(payload).get("status") == "completed"
+    ok = head[9:12] == b"200" and json.loads(payload).get("status") == "completed"
     return ok, (time.monotonic() - started) * 1000
 
 
