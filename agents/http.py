@@ -87,7 +87,7 @@ async def read_json(scope: Scope, receive: Receive) -> Any:
     body = await read_body(scope, receive)
     try:
         return json.loads(body or b"{}")
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested past the parser's depth
         raise HttpError(400, "invalid_json", "The body is not JSON.") from None
 
 
