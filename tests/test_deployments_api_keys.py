@@ -4,7 +4,7 @@ project's agent is a 404."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.contrib.auth.models import User
 from django.utils import timezone
@@ -26,7 +26,7 @@ def test_an_editor_creates_a_key_shown_once_and_stored_hashed(
     raw = body["key"]
     assert raw.startswith("kak_") and len(raw) > 40 and body["prefix"] == raw[:8]
     assert body["rate_per_minute"] == 5 and body["revoked_at"] is None
-    expires = timezone.datetime.fromisoformat(body["expires_at"])
+    expires = datetime.fromisoformat(body["expires_at"])
     assert timedelta(days=89) < expires - timezone.now() < timedelta(days=91)
     row = AgentApiKey.objects.get(pk=body["id"])
     assert row.token_hash == hash_token(raw) and raw not in str(row.__dict__)
