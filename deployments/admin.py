@@ -1,8 +1,9 @@
 """Admin for ops staff: deployed agents with their rollout timelines, and their credentials.
 
 Read-only: an agent changes by deploying (the API re-checks resources and the quality
-gate). The one action is revoking credentials, audited. The operations dashboard and the
-agent's turns are linked by URL (operations and runs sit above deployments).
+gate). The actions are revoking credentials and callers' API keys, audited. The
+operations dashboard and the agent's turns are linked by URL (operations and runs sit
+above deployments).
 """
 
 from __future__ import annotations
@@ -11,13 +12,15 @@ import json
 from urllib.parse import urlencode
 
 from django.contrib import admin, messages
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
-from deployments.models import Agent, AgentCredential, Rollout
+from deployments.api_keys import do_revoke_key
+from deployments.models import Agent, AgentApiKey, AgentCredential, Rollout
 from kionga import audit
 from kionga.admin import ReadOnlyAdmin
 
@@ -96,3 +99,23 @@ class AgentCredentialAdmin(ReadOnlyAdmin):
                          actor=request.user, target_type="agent",
                          target_id=credential.agent_id)
         self.message_user(request, f"{len(live)} credential(s) revoked.", messages.SUCCESS)
+
+
+@admin.register(AgentApiKey)
+class AgentApiKeyAdmin(ReadOnlyAdmin):
+    list_display = ["name", "agent", "prefix", "rate_per_minute", "expires_at", "created_by",
+                    "created_at", "revoked_at", "last_used_at"]
+    list_filter = [("revoked_at", admin.EmptyFieldListFilter)]
+    list_select_related = ["agent", "created_by"]
+    search_fields = ["agent__name", "name", "prefix"]
+    fields = ["agent", "name", "prefix", "rate_per_minute", "expires_at", "created_by",
+              "created_at", "revoked_at", "last_used_at"]  # never the hash
+    actions = ["revoke"]
+
+    @admin.action(description="Revoke the selected API keys (refused from the next call)")
+    def revoke(self, request: HttpRequest, queryset: QuerySet[AgentApiKey]) -> None:
+        live = list(queryset.filter(revoked_at__isnull=True).select_related("agent__project"))
+        assert isinstance(request.user, User)
+        for key in live:
+            do_revoke_key(request.user, key.agent, key)
+        self.message_user(request, f"{len(live)} API key(s) revoked.", messages.SUCCESS)

@@ -2,8 +2,10 @@
 
 Configured when KIONGA_NATIVE_AGENT_IMAGE is set and a cluster is reachable: the
 kubeconfig at KIONGA_KUBECONFIG, else the in-cluster service account (when the gateway
-runs in a pod). Objects are applied with server-side apply (field manager `kionga`,
-forced), so applying the same objects again changes nothing.
+runs in a pod). Without a cluster, KIONGA_LOCAL_AGENTS_DIR selects the local runtime
+(deployments/local.py: agents as processes of this machine, for the demo). Objects are
+applied with server-side apply (field manager `kionga`, forced), so applying the same
+objects again changes nothing.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import logging
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
 
 from django.conf import settings
@@ -19,6 +22,7 @@ from kubernetes import client, config
 from kubernetes.client.exceptions import ApiException
 from urllib3.exceptions import HTTPError
 
+from deployments.local import LocalRuntime
 from kionga.errors import APIError
 
 log = logging.getLogger(__name__)
@@ -30,7 +34,8 @@ K8S_SETTINGS: Final = "docker/k8s/config.yaml"
 TROUBLESHOOTING: Final = ("Deploying needs the Kubernetes managed runtime and "
                           "KIONGA_NATIVE_AGENT_IMAGE, the agent-runtime image, in the gateway's "
                           "environment (on Kubernetes: the ConfigMap kionga-config, "
-                          f"{K8S_SETTINGS}). Locally, run the version from the designer.")
+                          f"{K8S_SETTINGS}). Locally, set KIONGA_LOCAL_AGENTS_DIR (bin/demo "
+                          "does) or run the version from the designer.")
 
 
 def runtime_unavailable(reason: str) -> APIError:
@@ -58,12 +63,15 @@ class Cluster:
                     f"The cluster refused {manifest['kind']} {name}.") from None
 
 
-def check_cluster() -> Cluster:
-    """The configured, reachable cluster, or 503 runtime_not_configured."""
+def check_cluster() -> Cluster | LocalRuntime:
+    """The configured, reachable cluster; else the local runtime when
+    KIONGA_LOCAL_AGENTS_DIR is set (deployments/local.py); else 503 runtime_not_configured."""
     image = settings.KIONGA_NATIVE_AGENT_IMAGE
+    api = _api_client() if image else None
+    if api is None and settings.KIONGA_LOCAL_AGENTS_DIR:
+        return LocalRuntime(Path(settings.KIONGA_LOCAL_AGENTS_DIR))
     if not image:
         raise runtime_unavailable("KIONGA_NATIVE_AGENT_IMAGE is not set.")
-    api = _api_client()
     if api is None:
         raise runtime_unavailable("No Kubernetes cluster is configured.")
     try:

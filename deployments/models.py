@@ -89,3 +89,40 @@ class AgentCredential(models.Model):
 
     def __str__(self) -> str:
         return f"credential of {self.agent} ({'revoked' if self.revoked_at else 'live'})"
+
+
+class AgentApiKey(models.Model):
+    """A caller's key to one deployed agent (`kak_`; deployments.api_keys): only its hash
+    is stored; revoked at once; its own rate (requests per minute) and expiry."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="api_keys")
+    name = models.CharField(max_length=100)
+    # The first characters of the key, to tell keys apart in lists (never enough to use).
+    prefix = models.CharField(max_length=12)
+    token_hash = models.CharField(max_length=64, unique=True)
+    rate_per_minute = models.PositiveIntegerField(default=60)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["agent", "-created_at"], name="agent_api_key_agent")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": str(self.pk), "agent_id": str(self.agent_id), "name": self.name,
+            "prefix": self.prefix, "rate_per_minute": self.rate_per_minute,
+            "expires_at": self.expires_at.isoformat() if self.expires_at else None,
+            "created_by": self.created_by.get_username() if self.created_by else None,
+            "created_at": self.created_at.isoformat(),
+            "revoked_at": self.revoked_at.isoformat() if self.revoked_at else None,
+            "last_used_at": self.last_used_at.isoformat() if self.last_used_at else None,
+        }

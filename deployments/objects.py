@@ -3,7 +3,8 @@
 Per agent: a ConfigMap holding the artifact, a Secret with the agent credential (only
 when one is issued: the first deploy), a Deployment of KIONGA_NATIVE_AGENT_IMAGE running
 `python -m agents.serve`, a Service, a HorizontalPodAutoscaler and a NetworkPolicy
-whose only egress is the gateway's internal listener (and DNS to find it). The pod
+whose only egress is the gateway's internal listener (and DNS to find it) and whose
+only ingress is the runtime's port from namespaces labelled as agent callers. The pod
 meets the restricted Pod Security Standard. tests/test_deployments_objects.py validates
 each object against the Kubernetes OpenAPI schemas (kubernetes-validate).
 """
@@ -22,6 +23,9 @@ CREDENTIAL_KEY: Final = "credential"
 # The runtime reads MLAIOPS_LLM_* (its platform model) from this optional ConfigMap.
 LLM_CONFIG: Final = "kionga-agent-llm"
 RUN_AS: Final = 10001
+# Who may call agents: pods of namespaces carrying this label (your Ingress controller's,
+# your applications'); every call still needs an agent API key.
+CALLERS_LABEL: Final = {"kionga.dev/agent-callers": "true"}
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,7 @@ def deployment(spec: AgentSpec) -> dict[str, Any]:
         {"name": "KIONGA_AGENT_GATEWAY_URL", "value": spec.gateway_url},
         {"name": "KIONGA_AGENT_PORT", "value": str(RUNTIME_PORT)},
         {"name": "KIONGA_AGENT_HOST", "value": "0.0.0.0"},
+        {"name": "KIONGA_AGENT_NAME", "value": spec.name},
         {"name": "KIONGA_AGENT_CREDENTIAL", "valueFrom": {"secretKeyRef": {
             "name": f"{spec.name}-credential", "key": CREDENTIAL_KEY}}},
     ]
@@ -152,8 +157,10 @@ def network_policy(spec: AgentSpec) -> dict[str, Any]:
             "metadata": _meta(spec, spec.name),
             "spec": {"podSelector": {"matchLabels": labels(spec)},
                      "policyTypes": ["Ingress", "Egress"],
-                     # Callers reach the turn port; nothing else is open.
-                     "ingress": [{"ports": [{"port": RUNTIME_PORT, "protocol": "TCP"}]}],
+                     # Only callers' namespaces reach the turn port; nothing else is open
+                     # (not other agents, nor any pod of an unlabelled namespace).
+                     "ingress": [{"from": [{"namespaceSelector": {"matchLabels": CALLERS_LABEL}}],
+                                  "ports": [{"port": RUNTIME_PORT, "protocol": "TCP"}]}],
                      "egress": [
                          {"to": [gateway], "ports": [{"port": INTERNAL_PORT,
                                                       "protocol": "TCP"}]},

@@ -34,3 +34,16 @@ DEPLOYMENT: dict[str, Any] = obj({
     "agent_id": {"type": "string", "format": "uuid"}, "agent_name": _STR,
     "current": {"type": "boolean"}, "deployed_at": {"type": "string", "format": "date-time"},
 })
+API_KEY_PROPERTIES: dict[str, Any] = {
+    "id": {"type": "string", "format": "uuid"}, "agent_id": {"type": "string", "format": "uuid"},
+    "name": _STR, "prefix": _STR, "rate_per_minute": {"type": "integer"},
+    "expires_at": {"type": ["string", "null"], "format": "date-time"},
+    "created_by": {"type": ["string", "null"]},
+    "created_at": {"type": "string", "format": "date-time"},
+    "revoked_at": {"type": ["string", "null"], "format": "date-time"},
+    "last_used_at": {"type": ["string", "null"], "format": "date-time"},
+}
+API_KEY: dict[str, Any] = obj(API_KEY_PROPERTIES)
+NEW_API_KEY: dict[str, Any] = obj({**API_KEY_PROPERTIES, "key": {
+    "type": "string", "description": "The key (kak_...): shown this once, never again."}})
+API_KEYS: dict[str, Any] = obj({"api_keys": {"type": "array", "items": API_KEY}})

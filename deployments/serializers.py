@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from rest_framework import serializers
 
+from deployments.api_keys import DEFAULT_DAYS, DEFAULT_RATE, MAX_RATE
 from kionga import quantities
 from kionga.request_body import (
     ClosedSerializer,
@@ -81,3 +82,14 @@ class DeploySerializer(ClosedSerializer):
     require_evaluation = StrictBooleanField(
         default=False, help_text="Refuse (409 quality_gate) unless the version carries a "
                                  "passing evaluation summary.")
+
+
+class CreateApiKeySerializer(ClosedSerializer):
+    name = StrictCharField(max_length=100)
+    rate_per_minute = StrictIntegerField(
+        min_value=1, max_value=MAX_RATE, default=DEFAULT_RATE,
+        help_text="Requests a minute this key may make (sliding window); beyond, 429 "
+                  "with Retry-After.")
+    expires_at = serializers.DateTimeField(
+        required=False, allow_null=True, default=None,
+        help_text=f"In the future; omitted or null: {DEFAULT_DAYS} days from now.")

@@ -12,8 +12,9 @@ from rest_framework.response import Response
 
 from deployments import openapi as doc
 from deployments.agents import agent_dict, agents_of, check_agent_access
+from deployments.api_keys import check_key, do_create_key, do_revoke_key, keys_of
 from deployments.deploy import DeployRequest, do_deploy
-from deployments.serializers import DeploySerializer
+from deployments.serializers import CreateApiKeySerializer, DeploySerializer
 from designs.versions import check_version_access
 from kionga.models import Role
 from kionga.openapi import ERRORS, ok
@@ -44,3 +45,28 @@ def agents(request: Request) -> Response:
 @api_view(["GET"])
 def agent(request: Request, agent_id: uuid.UUID) -> Response:
     return Response(agent_dict(check_agent_access(request.user, agent_id)))
+
+
+@extend_schema(methods=["GET"], responses={200: ok(doc.API_KEYS), **ERRORS},
+               operation_id="list_agent_api_keys")
+@extend_schema(methods=["POST"], request=CreateApiKeySerializer,
+               responses={201: ok(doc.NEW_API_KEY), **ERRORS},
+               operation_id="create_agent_api_key")
+@api_view(["GET", "POST"])
+def api_keys(request: Request, agent_id: uuid.UUID) -> Response:
+    if request.method == "GET":
+        return Response({"api_keys": keys_of(check_agent_access(request.user, agent_id))})
+    agent = check_agent_access(request.user, agent_id, Role.EDITOR)
+    body = parse(CreateApiKeySerializer, request.data)
+    assert isinstance(request.user, User)
+    return Response(do_create_key(request.user, agent, body["name"], body["rate_per_minute"],
+                                  body["expires_at"]), status=201)
+
+
+@extend_schema(responses={204: None, **ERRORS}, operation_id="revoke_agent_api_key")
+@api_view(["DELETE"])
+def api_key(request: Request, agent_id: uuid.UUID, key_id: uuid.UUID) -> Response:
+    agent = check_agent_access(request.user, agent_id, Role.EDITOR)
+    assert isinstance(request.user, User)
+    do_revoke_key(request.user, agent, check_key(agent, key_id))
+    return Response(status=204)

@@ -101,6 +101,9 @@ _GROUPS: Final[dict[str, dict[str, str]]] = {
         "deploy_version": "Deploy a version as an agent",
         "list_agents": "List deployed agents",
         "get_agent": "Read an agent with its rollouts",
+        "list_agent_api_keys": "List an agent's API keys (never the keys)",
+        "create_agent_api_key": "Create an API key for calling an agent (shown once)",
+        "revoke_agent_api_key": "Revoke an agent's API key at once",
     },
     "operations": {
         "designs_overview": "A project's runs and agents over the last 24 hours",
@@ -148,6 +151,7 @@ _GROUPS: Final[dict[str, dict[str, str]]] = {
         "internal_get_approval": "Poll an approval request from a run",
         "internal_open_agent_turn": "Open a deployed agent's turn",
         "internal_report_agent_turn": "Report how an agent's turn ended",
+        "internal_check_agent_api_key": "Verify and count a caller's agent API key",
     },
 }
 

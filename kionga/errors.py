@@ -36,8 +36,8 @@ ErrorCode = Literal[
     "runner_not_configured", "runner_at_capacity", "project_run_quota",
     "idempotency_mismatch", "idempotency_in_progress", "run_not_active", "too_many_streams",
     "streams_at_capacity",
-    # deployed agents' turns (runs/lost_turns.py)
-    "turn_lost",
+    # deployed agents' turns (runs/lost_turns.py) and their callers' keys
+    "turn_lost", "invalid_api_key",
     # approvals
     "approval_not_pending",
     # evaluations

@@ -327,6 +327,9 @@ KIONGA_NATIVE_AGENT_IMAGE = env.text("KIONGA_NATIVE_AGENT_IMAGE", "")
 # the gateway's namespace (their NetworkPolicy lets them reach only its internal listener)
 # and the internal listener's URL as the agents' pods see it.
 KIONGA_KUBECONFIG = env.text("KIONGA_KUBECONFIG", "")
+# The local runtime (deployments/local.py; bin/demo): without a Kubernetes cluster, deploys
+# write each agent's artifact and credential here for `python -m agents.local` to run.
+KIONGA_LOCAL_AGENTS_DIR = env.text("KIONGA_LOCAL_AGENTS_DIR", "")
 # The platform chat model's price (tokens of `model: llm` nodes in deployed agents' turns).
 KIONGA_LLM_PRICE_PER_1K = env.text("KIONGA_LLM_PRICE_PER_1K", "0")
 KIONGA_AGENT_NAMESPACE = env.text("KIONGA_AGENT_NAMESPACE", "kionga-agents")

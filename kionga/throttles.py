@@ -127,6 +127,18 @@ class WindowThrottle(throttling.BaseThrottle):
         return self._wait
 
 
+def admit(window: Window) -> float | None:
+    """Count one request in `window` outside DRF (e.g. an agent API key's rate): None
+    when it is let through (Redis unreachable included), else the seconds to wait."""
+    try:
+        verdict = sync_redis().eval(_WINDOW, 1, window.key, *window.args)
+    except (RedisError, OSError):
+        logger.warning("throttle counters unavailable; request let through")
+        return None
+    throttle = WindowThrottle()
+    return None if throttle.judge(window, verdict) else throttle.wait()
+
+
 def refusal(waits: Sequence[float | None]) -> exceptions.Throttled:
     """The 429 of refused throttles, as DRF's APIView.check_throttles answers it: the
     longest of their waits (Retry-After)."""

@@ -22,12 +22,11 @@ from rest_framework.decorators import api_view, authentication_classes, permissi
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 
+from contracts.agent_runtime import TURN_HEADER
 from deployments.credentials import find_agent
 from deployments.models import Agent
 from kionga.errors import APIError
 from runs.models import ACTIVE_STATUSES, Run
-
-TURN_HEADER = "X-Kionga-Turn"
 
 
 def _invalid(message: str) -> APIError:

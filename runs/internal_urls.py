@@ -22,4 +22,5 @@ urlpatterns = [
     path("agent-turns", agent_turn_views.open_turn, name="internal-agent-turns"),
     path("agent-turns/<uuid:turn_id>/report", agent_turn_views.report_turn,
          name="internal-agent-turn-report"),
+    path("agent-keys/check", agent_turn_views.check_key, name="internal-agent-key-check"),
 ]

@@ -71,12 +71,16 @@ async def _read(response: httpx.Response, on_delta: OnDelta) -> tuple[str, int |
         if text:
             await on_delta(text)
         return text, _usage(doc)
+    done = False
     async for line in response.aiter_lines():
-        if not line.startswith("data:"):
+        # After [DONE] the body's end is still read: a response left unread closes its
+        # connection instead of returning it to the pool (a new connection per call).
+        if done or not line.startswith("data:"):
             continue  # comments, event:/id: lines, blank separators
         data = line[5:].strip()
         if data == "[DONE]":
-            break
+            done = True
+            continue
         try:
             chunk = json.loads(data)
         except ValueError:

@@ -1,0 +1,24 @@
+"""What the deployed agent runtime (agents/) and the gateway (runs.agent_auth,
+deployments.api_keys) agree on: headers, the callers' key format and the error codes
+the runtime passes on to its callers."""
+
+from __future__ import annotations
+
+from typing import Final
+
+# Sent with every resource and approval call of a turn: the turn it acts for.
+TURN_HEADER: Final = "X-Kionga-Turn"
+# The caller's agent API key, passed on by the runtime for the gateway to verify, count
+# and bind to the turn (the runtime never decides a key is good by itself).
+KEY_HEADER: Final = "X-Kionga-Agent-Key"
+# Agent API keys: this prefix + 256 random bits (url-safe).
+API_KEY_PREFIX: Final = "kak_"
+# The gateway's refusals of a caller's key, passed on to the caller with their status.
+INVALID_API_KEY: Final = "invalid_api_key"  # 401: missing, unknown, revoked, expired
+THROTTLED: Final = "throttled"  # 429 with Retry-After: beyond the key's rate
+
+# The local runtime (deployments/local.py writes, agents/local.py runs): each agent's
+# folder holds these files.
+LOCAL_ARTIFACT: Final = "artifact.json"
+LOCAL_CREDENTIAL: Final = "credential"
+LOCAL_PORT: Final = "port"
