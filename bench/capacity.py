@@ -15,7 +15,8 @@ design input → model (`slow`) → output. Then:
    another, `--rounds` times (no new start after `--max-seconds`). A start refused
    with 429 is counted and tried again after a pause, as a client would. `--sample`
    lanes follow their runs over SSE; the others learn the end from the database.
-   - in_flight: the most runs accepted and not ended at once; refusals: 429 answers
+   - in_flight: the most runs accepted (201) and not ended (their terminal event's time)
+     at once; refusals: 429 answers
      (first_burst_refused: how many of the N first simultaneous starts got one);
    - throughput_ratio: completed runs per second ÷ (N / latency), 1.0 being every lane
      busy all the time;
@@ -215,13 +216,14 @@ def pct(values: list[float], q: float) -> float | None:
 
 @dataclass
 class Load:
-    in_flight: int = 0
-    peak: int = 0
+    # (accepted, ended at the runner) of every run, epoch s: in_flight is their peak overlap
+    spans: list[tuple[float, float]] = field(default_factory=list)
     refusals: int = 0
     first_burst_refused: int = 0
     codes: Counter[str] = field(default_factory=Counter)
     completed: int = 0
     failed: int = 0
+    failures: Counter[str] = field(default_factory=Counter)  # the failed runs' error codes
     added_sse: list[float] = field(default_factory=list)
     added_runner: list[float] = field(default_factory=list)
     followed: int = 0
@@ -232,16 +234,45 @@ class Load:
     pending: dict[str, asyncio.Future[tuple[str, float]]] = field(default_factory=dict)
 
 
+HTTP_ERRORS = [0]  # requests that failed for the transport (a reset, a timeout), retried
+
+
+async def call(client: httpx.AsyncClient, method: str, url: str,
+               **kwargs: Any) -> httpx.Response:
+    """One request, tried again (up to 5 times) when the transport fails: counted in
+    HTTP_ERRORS, never a crash of the benchmark."""
+    for attempt in range(5):
+        try:
+            return await client.request(method, url, **kwargs)
+        except httpx.TransportError:
+            HTTP_ERRORS[0] += 1
+            if attempt == 4:
+                raise
+            await asyncio.sleep(0.5)
+    raise AssertionError("unreachable")
+
+
+def peak_overlap(spans: list[tuple[float, float]]) -> int:
+    """The most spans that overlap at one instant."""
+    edges = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans],
+                   key=lambda edge: (edge[0], edge[1]))  # an end before a start at a tie
+    peak = now = 0
+    for _, step in edges:
+        now += step
+        peak = max(peak, now)
+    return peak
+
+
 async def start_run(client: httpx.AsyncClient, design: str, text: str, load: Load,
-                    first: bool, deadline: float) -> tuple[str, float] | None:
-    """(run ID, epoch s its accepted POST was sent), trying again after each 429;
-    None when the deadline passed before a start was accepted."""
+                    first: bool, deadline: float) -> tuple[str, float, float] | None:
+    """(run ID, epoch s its accepted POST was sent, and answered), trying again after
+    each 429; None when the deadline passed before a start was accepted."""
     while True:
         sent = time.time()
-        response = await client.post(f"/api/v1/agent-designs/{design}/runs",
-                                     json={"input": text})
+        response = await call(client, "POST", f"/api/v1/agent-designs/{design}/runs",
+                              json={"input": text})
         if response.status_code == 201:
-            return str(response.json()["id"]), sent
+            return str(response.json()["id"]), sent, time.time()
         if response.status_code != 429:
             raise RuntimeError(f"start answered {response.status_code}: {response.text}")
         load.refusals += 1
@@ -290,13 +321,14 @@ async def poll_ends(dsn: str, load: Load, stop: asyncio.Event) -> None:
             ids = [run_id for run_id, future in load.pending.items() if not future.done()]
             if ids:
                 rows = await (await conn.execute(
-                    "SELECT id::text, status, extract(epoch FROM finished_at)::float8 "
-                    "FROM runs_run WHERE id = ANY(%s::uuid[]) AND finished_at IS NOT NULL",
-                    [ids])).fetchall()
-                for run_id, status, finished in rows:
+                    "SELECT id::text, status, extract(epoch FROM finished_at)::float8, "
+                    "coalesce(error->>'code', '') FROM runs_run WHERE id = ANY(%s::uuid[]) "
+                    "AND finished_at IS NOT NULL", [ids])).fetchall()
+                for run_id, status, finished, code in rows:
                     future = load.pending.get(run_id)
                     if future is not None and not future.done():
-                        future.set_result((str(status), float(finished)))
+                        future.set_result((str(status) if status == "completed" else
+                                           f"{status}:{code}", float(finished)))
             await asyncio.sleep(POLL)
 
 
@@ -318,11 +350,9 @@ async def lane(index: int, clients: list[httpx.AsyncClient], projects: list[Proj
                                   load, round_ == 0, deadline)
         if started is None:
             return
-        run_id, sent = started
+        run_id, sent, accepted = started
         future: asyncio.Future[tuple[str, float]] = loop.create_future()
         load.pending[run_id] = future
-        load.in_flight += 1
-        load.peak = max(load.peak, load.in_flight)
         if index < args.sample:
             try:
                 seen, arrived = await follow(client, project.design, run_id, load)
@@ -330,11 +360,12 @@ async def lane(index: int, clients: list[httpx.AsyncClient], projects: list[Proj
                 load.stream_errors += 1
                 seen, arrived = set(), None
         status, finished = await future
-        load.in_flight -= 1
+        load.spans.append((accepted, finished))
         if status == "completed":
             load.completed += 1
         else:
             load.failed += 1
+            load.failures[status] += 1
         load.added_runner.append((finished - sent - args.latency) * 1000)
         if index < args.sample:
             load.followed += 1
@@ -380,35 +411,33 @@ async def hold_approvals(stack: Stack, client: httpx.AsyncClient, project: Proje
     gated = await create_design(client, project, "approvals", approval_graph())
     probe = await create_design(client, project, "probe", instant_graph())
     accepted: list[str] = []
-    refused_at: int | None = None
-    batch = 25
-    while len(accepted) < args.approvals and refused_at is None:
-        size = min(batch, args.approvals - len(accepted))
-        answers = await asyncio.gather(*(client.post(
-            f"/api/v1/agent-designs/{gated}/runs", json={"input": f"wait {len(accepted) + i}"})
-            for i in range(size)))
-        for answer in answers:
-            if answer.status_code == 201:
-                accepted.append(str(answer.json()["id"]))
-            elif answer.status_code == 429:
-                refused_at = refused_at or len(accepted) + 1
-            else:
-                raise RuntimeError(f"start answered {answer.status_code}: {answer.text}")
+    refused = False
+    while len(accepted) < args.approvals and not refused:  # one at a time: unambiguous
+        answer = await call(client, "POST", f"/api/v1/agent-designs/{gated}/runs",
+                            json={"input": f"wait {len(accepted)}"})
+        if answer.status_code == 201:
+            accepted.append(str(answer.json()["id"]))
+        elif answer.status_code == 429:
+            refused = True
+        else:
+            raise RuntimeError(f"start answered {answer.status_code}: {answer.text}")
     waiting = await wait_waiting(dsn, accepted, timeout=60)
     total = sum(rss(stack, tuple(stack.processes)).values())
-    answer = await client.post(f"/api/v1/agent-designs/{probe}/runs", json={"input": "probe"})
+    answer = await call(client, "POST", f"/api/v1/agent-designs/{probe}/runs",
+                        json={"input": "probe"})
     if answer.status_code == 201:
         held = waiting
     elif answer.status_code == 429:
-        # The last start accepted was with one fewer waiting.
+        # The last start accepted was made with one fewer waiting.
         held = max(0, waiting - 1)
     else:
         raise RuntimeError(f"probe answered {answer.status_code}: {answer.text}")
-    await asyncio.gather(*(client.post(f"/api/v1/agent-designs/{gated}/runs/{run_id}/cancel")
+    await asyncio.gather(*(call(client, "POST",
+                                f"/api/v1/agent-designs/{gated}/runs/{run_id}/cancel")
                            for run_id in accepted))
     await wait_ended(dsn, accepted, timeout=60)
     return {"approval_waiting_runs": held, "approval_started": len(accepted),
-            "approval_refused_at": refused_at,
+            "approval_refused": refused,
             "approval_waiting_mb": round((total - idle_total) / MB, 1)}
 
 
@@ -453,15 +482,16 @@ async def evaluate(client: httpx.AsyncClient, project: Project,
                   "expected": {"calls": ["answer"],
                                "judge": {"criteria": ["task_completion"], "min_score": 0.7}}}
                  for i in range(first, first + count)]
-        put = await client.put(f"/api/v1/agent-designs/{design}/fixtures",
-                               json={"revision": 0, "cases": cases})
+        put = await call(client, "PUT", f"/api/v1/agent-designs/{design}/fixtures",
+                         json={"revision": 0, "cases": cases})
         if put.status_code != 200:
             raise RuntimeError(f"fixtures answered {put.status_code}: {put.text}")
         designs.append(design)
     began = time.monotonic()
     urls = []
     for design in designs:
-        started = await client.post(f"/api/v1/agent-designs/{design}/evaluations", json={})
+        started = await call(client, "POST", f"/api/v1/agent-designs/{design}/evaluations",
+                             json={})
         if started.status_code != 201:
             raise RuntimeError(f"evaluation answered {started.status_code}: {started.text}")
         urls.append(f"/api/v1/agent-evaluations/{started.json()['id']}")
@@ -469,7 +499,7 @@ async def evaluate(client: httpx.AsyncClient, project: Project,
     while len(results) < len(urls) and time.monotonic() - began < args.eval_timeout:
         for url in urls:
             if url not in results:
-                got = (await client.get(url)).json()
+                got = (await call(client, "GET", url)).json()
                 if got["status"] not in ("queued", "running"):
                     results[url] = got
         await asyncio.sleep(0.1)
@@ -484,7 +514,7 @@ async def evaluate(client: httpx.AsyncClient, project: Project,
 
 async def create_design(client: httpx.AsyncClient, project: Project, name: str,
                         graph: dict[str, Any]) -> str:
-    response = await client.post("/api/v1/agent-designs", json={
+    response = await call(client, "POST", "/api/v1/agent-designs", json={
         "project_id": project.id, "name": name, "graph": graph})
     if response.status_code != 201:
         raise RuntimeError(f"design answered {response.status_code}: {response.text}")
@@ -512,13 +542,14 @@ async def measure(stack: Stack, projects: list[Project], upstream: str,
         await asyncio.sleep(1.0)
         idle = rss(stack, tuple(stack.processes))
         load, elapsed, peaks = await run_load(stack, clients, projects, args, dsn)
+        in_flight = peak_overlap(load.spans)
         calls = (await upstream_stats(upstream))["peak_in_flight"]
         figures: dict[str, Any] = {
             "runs": args.runs, "latency": args.latency, "chunks": args.chunks,
-            "in_flight": load.peak, "refusals": load.refusals,
+            "in_flight": in_flight, "refusals": load.refusals,
             "first_burst_refused": load.first_burst_refused,
             "refusal_codes": dict(load.codes), "completed": load.completed,
-            "failed": load.failed, "seconds": round(elapsed, 1),
+            "failed": load.failed, "failures": dict(load.failures), "seconds": round(elapsed, 1),
             "runs_per_s": round(load.completed / elapsed, 2),
             "throughput_ratio": round(load.completed / elapsed / (args.runs / args.latency), 3),
             "upstream_peak_in_flight": calls,
@@ -527,7 +558,7 @@ async def measure(stack: Stack, projects: list[Project], upstream: str,
             "internal_rss_idle_mb": round(idle["internal"] / MB, 1),
             "internal_rss_peak_mb": round(peaks.get("internal", 0) / MB, 1),
             "runner_mb_per_run": round(max(0, peaks.get("runner", 0) - idle["runner"])
-                                       / MB / max(1, load.peak), 2),
+                                       / MB / max(1, in_flight), 2),
             "internal_mb_per_call": round(max(0, peaks.get("internal", 0) - idle["internal"])
                                           / MB / max(1, calls), 2),
             "added_p50_ms": pct(load.added_sse, 0.5), "added_p99_ms": pct(load.added_sse, 0.99),
@@ -536,7 +567,7 @@ async def measure(stack: Stack, projects: list[Project], upstream: str,
             "sse_followed": load.followed, "sse_lost": load.lost, "sse_deltas": load.deltas,
             "sse_stream_errors": load.stream_errors,
         }
-        print(f"load: {load.peak} in flight at most, {load.refusals} refusals "
+        print(f"load: {in_flight} in flight at most, {load.refusals} refusals "
               f"({load.first_burst_refused} of the first {args.runs} starts), "
               f"{load.completed} completed in {elapsed:.1f} s", flush=True)
         figures |= await hold_approvals(stack, clients[0], projects[0], args, dsn,
@@ -544,6 +575,7 @@ async def measure(stack: Stack, projects: list[Project], upstream: str,
         print(f"approvals: {figures['approval_waiting_runs']} waiting while the project "
               "still starts runs", flush=True)
         figures |= await evaluate(clients[1], projects[1], args)
+        figures["http_errors"] = HTTP_ERRORS[0]
         return figures
     finally:
         for client in clients:
@@ -571,8 +603,9 @@ def main() -> None:
     args.sample = min(args.sample, args.runs)
     if args.approvals is None:
         args.approvals = args.runs
+    # The model server is on loopback: the operator allows it (kionga.egress).
     stack = DefaultStack(database_url=f"{PG}/{DB_NAME}", log_dir=ROOT / "var" / "bench-logs",
-                         gateway_workers=2)
+                         gateway_workers=2, extra_env={"KIONGA_EGRESS_ALLOW": "127.0.0.1"})
     env = {**os.environ, **stack.env()}
     fresh_database(env)
     projects = [bootstrap(env, "bench-a"), bootstrap(env, "bench-b")]
