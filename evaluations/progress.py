@@ -1,9 +1,13 @@
 """How an evaluation moves: cases start as ordinary runs while there is room, are scored
 when their runs end, and the evaluation finishes when no case is left.
 
-Driven by two gateway tasks (evaluations.tasks): `advance` after a start and after any
-case settles, and `settle` when the ingester stores the end of a case's run or judge
-run (evaluations.receivers, on runs.signals.runs_ended). Both are idempotent:
+Driven from two places. The end of a case's run or judge run is settled where it is
+stored (evaluations.receivers, on runs.signals.runs_ended: the ingester's batch), in
+that transaction, and its evaluation advances in that process once it commits
+(`settle_ended`): no task hop between a case's end and the next start. Gateway tasks
+(evaluations.tasks) do the rest: `advance` after a start, and `settle`/`advance` for
+what could not be done in place (and the beat's sweep for lost tasks). Both steps
+are idempotent:
 - `advance` locks the evaluation row, so two of them never start the same case, and
   each case start is a conditional UPDATE claim in a savepoint with its run's insert
   (the run's task goes to the runner only after that commits);
@@ -18,11 +22,14 @@ target's, not a case's: the evaluation fails with it (status `failed`, `error`).
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
+from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -46,6 +53,7 @@ from runs.cancel import do_cancel_run
 from runs.models import FINAL_STATUSES, Run
 from runs.start import StartRequest, Target, start_target
 
+log = logging.getLogger(__name__)
 RETRY_SECONDS = 0.5
 # Refusals that pass with time: the case waits instead of failing.
 WAIT_STATUSES = (429, 503)
@@ -176,6 +184,49 @@ def settle(case_ids: list[int]) -> None:
     evaluations = {found for pk in case_ids if (found := settle_case(pk)) is not None}
     for evaluation_id in sorted(evaluations):
         advance(evaluation_id)
+
+
+def settle_ended(case_ids: list[int]) -> None:
+    """In the transaction that stores the end of the cases' runs (the ingester's batch,
+    through runs_ended): score each case there, in a savepoint, and once committed
+    advance their evaluations in this process: no task between a case's end and the
+    start of its judge or of the next case. A case the database refused to score is
+    left to a settle task; an evaluation that could not advance, to an advance task
+    (and both, if Redis refuses those too, to the beat's sweep)."""
+    evaluations: set[str] = set()
+    unsettled: list[int] = []
+    for pk in case_ids:
+        try:
+            found = settle_case(pk)
+        except DatabaseError as error:
+            log.warning("Could not score evaluation case %s with its run's end (%s); "
+                        "a task will", pk, error)
+            unsettled.append(pk)
+            continue
+        if found is not None:
+            evaluations.add(found)
+    if unsettled:
+        transaction.on_commit(lambda: _send(queue.send_settle, unsettled))
+    if evaluations:
+        transaction.on_commit(lambda: advance_each(sorted(evaluations)))
+
+
+def advance_each(evaluation_ids: list[str]) -> None:
+    """advance() each evaluation here, each on its own; one that fails goes to a task."""
+    for evaluation_id in evaluation_ids:
+        try:
+            advance(evaluation_id)
+        except (DatabaseError, *quota.REDIS_ERRORS) as error:
+            log.warning("Could not advance evaluation %s here (%s); a task will",
+                        evaluation_id, error)
+            _send(queue.send_advance, evaluation_id)
+
+
+def _send(send: Callable[[Any], None], argument: Any) -> None:
+    try:
+        send(argument)
+    except quota.REDIS_ERRORS as error:  # the beat's sweep picks it up
+        log.warning("Could not enqueue an evaluation task (%s); the sweep will", error)
 
 
 def settle_case(case_id: int) -> str | None:
