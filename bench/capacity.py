@@ -605,7 +605,10 @@ def main() -> None:
         args.approvals = args.runs
     # The model server is on loopback: the operator allows it (kionga.egress).
     stack = DefaultStack(database_url=f"{PG}/{DB_NAME}", log_dir=ROOT / "var" / "bench-logs",
-                         gateway_workers=2, extra_env={"KIONGA_EGRESS_ALLOW": "127.0.0.1"})
+                         gateway_workers=2, extra_env={
+                             "KIONGA_EGRESS_ALLOW": "127.0.0.1",
+                             # Room for the judge's latency and the stack's own overhead.
+                             "KIONGA_JUDGE_TIMEOUT_SECONDS": str(int(args.judge_latency) + 10)})
     env = {**os.environ, **stack.env()}
     fresh_database(env)
     projects = [bootstrap(env, "bench-a"), bootstrap(env, "bench-b")]
