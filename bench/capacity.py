@@ -13,7 +13,8 @@ design input → model (`slow`) → output. Then:
 
 1. load: N lanes (alternating projects) each start a run, wait for its end and start
    another, `--rounds` times (no new start after `--max-seconds`). A start refused
-   with 429 is counted and tried again after a pause, as a client would. `--sample`
+   with 429 is counted and tried again after a pause (0.25 s doubling to 2 s), as a
+   client would. `--sample`
    lanes follow their runs over SSE; the others learn the end from the database.
    - in_flight: the most runs accepted (201) and not ended (their terminal event's time)
      at once; refusals: 429 answers
@@ -49,6 +50,7 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import subprocess
 import sys
 import time
@@ -70,7 +72,8 @@ DB_NAME = os.environ.get("KIONGA_BENCH_DB", "kionga_bench_capacity")
 PG = "postgres://postgres@127.0.0.1:5432"
 PAGE = os.sysconf("SC_PAGE_SIZE")
 MB = 1024 * 1024
-RETRY_PAUSE = 0.25  # after a 429, as a client would (the answers carry no Retry-After)
+RETRY_PAUSE = 0.25  # after a 429 (the answers carry no Retry-After), doubling ...
+MAX_RETRY_PAUSE = 2.0  # ... up to this
 POLL = 0.1  # the database poll that sees the ends of the runs nobody follows
 TERMINAL = ("run.completed", "run.failed", "run.cancelled")
 JUDGE_ANSWER = json.dumps({"scores": {"task_completion": 0.9}, "reason": "It answers."})
@@ -226,8 +229,7 @@ class Load:
     failures: Counter[str] = field(default_factory=Counter)  # the failed runs' error codes
     added_sse: list[float] = field(default_factory=list)
     added_runner: list[float] = field(default_factory=list)
-    followed: int = 0
-    lost: int = 0
+    seen: dict[str, set[int]] = field(default_factory=dict)  # a followed run's seqs
     deltas: int = 0
     stream_errors: int = 0
     # run ID → future of (status, runner's end time as epoch s), set by the poller
@@ -267,6 +269,7 @@ async def start_run(client: httpx.AsyncClient, design: str, text: str, load: Loa
                     first: bool, deadline: float) -> tuple[str, float, float] | None:
     """(run ID, epoch s its accepted POST was sent, and answered), trying again after
     each 429; None when the deadline passed before a start was accepted."""
+    tries = 0
     while True:
         sent = time.time()
         response = await call(client, "POST", f"/api/v1/agent-designs/{design}/runs",
@@ -282,7 +285,11 @@ async def start_run(client: httpx.AsyncClient, design: str, text: str, load: Loa
             first = False
         if time.monotonic() > deadline:
             return None
-        await asyncio.sleep(RETRY_PAUSE)
+        # Backing off as a client would (0.25 s, doubling to 2 s, with jitter): a
+        # thousand refused lanes must not turn into a flood of starts.
+        await asyncio.sleep(min(MAX_RETRY_PAUSE, RETRY_PAUSE * 2 ** tries)
+                            * random.uniform(0.75, 1.25))
+        tries += 1
 
 
 async def follow(client: httpx.AsyncClient, design: str, run_id: str,
@@ -332,11 +339,16 @@ async def poll_ends(dsn: str, load: Load, stop: asyncio.Event) -> None:
             await asyncio.sleep(POLL)
 
 
-async def stored_seqs(dsn: str, run_id: str) -> set[int]:
+async def count_lost(dsn: str, seen: dict[str, set[int]]) -> int:
+    """Stored events (the runs' logs) the followed streams did not deliver: one query
+    for all of them, after the load."""
+    if not seen:
+        return 0
     async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
         rows = await (await conn.execute(
-            "SELECT seq FROM runs_runevent WHERE run_id = %s::uuid", [run_id])).fetchall()
-    return {int(row[0]) for row in rows}
+            "SELECT run_id::text, seq FROM runs_runevent WHERE run_id = ANY(%s::uuid[])",
+            [list(seen)])).fetchall()
+    return sum(1 for run_id, seq in rows if int(seq) not in seen[str(run_id)])
 
 
 async def lane(index: int, clients: list[httpx.AsyncClient], projects: list[Project],
@@ -368,8 +380,7 @@ async def lane(index: int, clients: list[httpx.AsyncClient], projects: list[Proj
             load.failures[status] += 1
         load.added_runner.append((finished - sent - args.latency) * 1000)
         if index < args.sample:
-            load.followed += 1
-            load.lost += len(await stored_seqs(dsn, run_id) - seen)
+            load.seen[run_id] = seen
             if arrived is not None:
                 load.added_sse.append((arrived - sent - args.latency) * 1000)
 
@@ -564,7 +575,8 @@ async def measure(stack: Stack, projects: list[Project], upstream: str,
             "added_p50_ms": pct(load.added_sse, 0.5), "added_p99_ms": pct(load.added_sse, 0.99),
             "added_runner_p50_ms": pct(load.added_runner, 0.5),
             "added_runner_p99_ms": pct(load.added_runner, 0.99),
-            "sse_followed": load.followed, "sse_lost": load.lost, "sse_deltas": load.deltas,
+            "sse_followed": len(load.seen), "sse_lost": await count_lost(dsn, load.seen),
+            "sse_deltas": load.deltas,
             "sse_stream_errors": load.stream_errors,
         }
         print(f"load: {in_flight} in flight at most, {load.refusals} refusals "
