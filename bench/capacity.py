@@ -115,7 +115,9 @@ class DefaultStack(Stack):
 
     def env(self) -> dict[str, str]:
         env = super().env()
-        if "KIONGA_DESIGNER_MAX_RUNS" not in os.environ:
+        if "KIONGA_DESIGNER_MAX_RUNS" in os.environ:
+            env["KIONGA_DESIGNER_MAX_RUNS"] = os.environ["KIONGA_DESIGNER_MAX_RUNS"]
+        else:
             env.pop("KIONGA_DESIGNER_MAX_RUNS", None)
         return env
 
