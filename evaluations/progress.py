@@ -207,10 +207,12 @@ def settle_ended(case_ids: list[int]) -> None:
             continue
         if found is not None:
             evaluations.add(found)
+    # robust: whatever goes wrong there is logged, never raised into the ingester's loop
+    # (the sweep advances what it left).
     if unsettled:
-        transaction.on_commit(lambda: _send(queue.send_settle, unsettled))
+        transaction.on_commit(lambda: _send(queue.send_settle, unsettled), robust=True)
     if evaluations:
-        transaction.on_commit(lambda: advance_each(sorted(evaluations)))
+        transaction.on_commit(lambda: advance_each(sorted(evaluations)), robust=True)
 
 
 def advance_each(evaluation_ids: list[str]) -> None:
