@@ -14,11 +14,11 @@ design input → model (`slow`) → output. Then:
 1. load: N lanes (alternating projects) each start a run, wait for its end and start
    another, `--rounds` times (no new start after `--max-seconds`). A start refused
    with 429 is counted and tried again after a pause (0.25 s doubling to 2 s), as a
-   client would. `--sample`
-   lanes follow their runs over SSE; the others learn the end from the database.
-   - in_flight: the most runs accepted (201) and not ended (their terminal event's time)
-     at once; refusals: 429 answers
-     (first_burst_refused: how many of the N first simultaneous starts got one);
+   client would. `--sample` lanes follow their runs over SSE; the others learn the end
+   from the database.
+   - in_flight: the most runs accepted (201) and not ended (their terminal event's
+     time) at once; refusals: 429 answers (first_burst_refused: how many of the N
+     first simultaneous starts got one; refusal_codes, failures: by code);
    - throughput_ratio: completed runs per second ÷ (N / latency), 1.0 being every lane
      busy all the time;
    - runner_mb_per_run / internal_mb_per_call: resident memory (RSS, all processes of
