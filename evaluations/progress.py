@@ -1,12 +1,17 @@
 """How an evaluation moves: cases start as ordinary runs while there is room, are scored
 when their runs end, and the evaluation finishes when no case is left.
 
-Driven by two gateway tasks (evaluations.tasks): `advance` after a start and after any
-case settles, and `settle` when the ingester stores the end of a case's run or judge
-run (evaluations.receivers, on runs.signals.runs_ended). Both are idempotent:
-- `advance` locks the evaluation row, so two of them never start the same case, and
-  each case start is a conditional UPDATE claim in a savepoint with its run's insert
-  (the run's task goes to the runner only after that commits);
+Driven from two places. The end of a case's run or judge run is settled where it is
+stored (evaluations.receivers, on runs.signals.runs_ended: the ingester's batch), in
+that transaction, and its evaluation advances in that process once it commits
+(`settle_ended`): no task hop between a case's end and the next start. Gateway tasks
+(evaluations.tasks) do the rest: `advance` after a start, and `settle`/`advance` for
+what could not be done in place (and the beat's sweep for lost tasks). Both steps
+are idempotent:
+- `advance` starts one case per transaction, under the evaluation's row lock (so two
+  of them never start the same case nor pass the evaluation's room), each start a
+  conditional UPDATE claim with its run's insert; the run's task goes to the runner
+  as soon as that case's transaction commits, not after the whole wave;
 - `settle` locks the case row and acts only on a case still `running`/`judging`
   whose run has ended, so a redelivered task changes nothing.
 
@@ -18,12 +23,14 @@ target's, not a case's: the evaluation fails with it (status `failed`, `error`).
 
 from __future__ import annotations
 
-from collections import Counter
+import logging
+from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import transaction
-from django.db.models import Q
+from django.db import DatabaseError, transaction
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from evaluations import queue, scoring
@@ -46,6 +53,7 @@ from runs.cancel import do_cancel_run
 from runs.models import FINAL_STATUSES, Run
 from runs.start import StartRequest, Target, start_target
 
+log = logging.getLogger(__name__)
 RETRY_SECONDS = 0.5
 # Refusals that pass with time: the case waits instead of failing.
 WAIT_STATUSES = (429, 503)
@@ -57,60 +65,62 @@ def concurrency() -> int:
     return max(1, min(runner_max, quota.project_max_runs(runner_max)))
 
 
+# What one step of advance() did.
+STARTED, STOPPED, BLOCKED = "started", "stopped", "blocked"
+
+
 def advance(evaluation_id: str) -> None:
-    retry = False
+    """Start the evaluation's waiting cases while it has room, one step at a time: each
+    case starts in a transaction of its own under the evaluation's row lock, so its run's
+    task leaves for the runner as soon as it commits, not after the whole wave (a wave is
+    up to the project's share). Finish the evaluation when no case is left."""
+    limit = concurrency()
+    while (step := _advance_step(evaluation_id, limit)) == STARTED:
+        pass
+    if step == BLOCKED:
+        queue.send_advance(evaluation_id, countdown=RETRY_SECONDS)
+
+
+def _advance_step(evaluation_id: str, limit: int) -> str:
+    """Under the evaluation's lock: finish it, or start its next waiting case (STARTED),
+    or stop: no room or nothing waiting (STOPPED), or the runner refused for capacity
+    with none of its cases in flight, so nothing else will advance it (BLOCKED)."""
     with transaction.atomic():
         evaluation = (Evaluation.objects.select_for_update(of=("self",))
                       .select_related("design__project", "created_by")
                       .filter(pk=evaluation_id, status__in=EVALUATION_ACTIVE).first())
         if evaluation is None:
-            return
-        counts = Counter(evaluation.cases.values_list("status", flat=True))
-        in_flight = sum(counts[s] for s in CASE_IN_FLIGHT)
-        waiting = sum(counts[s] for s in CASE_WAITING)
+            return STOPPED
+        counts = dict(evaluation.cases.order_by().values_list("status")
+                      .annotate(n=Count("pk")))
+        in_flight = sum(counts.get(s, 0) for s in CASE_IN_FLIGHT)
+        waiting = sum(counts.get(s, 0) for s in CASE_WAITING)
         if not in_flight and not waiting:
             _finish(evaluation)
-            return
-        failed, in_flight_runs = False, []
-        try:
-            started, blocked = _start_waiting(evaluation, concurrency() - in_flight)
-        except APIError as error:
-            # Not a case's fault: its target cannot run any more (a resource deleted,
-            # the author gone). Every case would fail alike: the evaluation fails once.
-            in_flight_runs = _end_early(evaluation, "failed", None,
-                                        {"code": error.code, "message": error.message})
-            failed = True
-        if failed:
-            transaction.on_commit(lambda: _cancel_runs(evaluation.created_by, in_flight_runs))
-            return
-        if started and evaluation.status == "queued":
-            evaluation.status, evaluation.started_at = "running", timezone.now()
-            evaluation.save(update_fields=["status", "started_at"])
-        retry = blocked and not (in_flight + started)
-    if retry:
-        queue.send_advance(evaluation_id, countdown=RETRY_SECONDS)
-
-
-def _start_waiting(evaluation: Evaluation, room: int) -> tuple[int, bool]:
-    """(runs started, whether the runner refused one for capacity)."""
-    if room <= 0:
-        return 0, False
-    # Judging first: those cases are nearly done.
-    waiting = list(evaluation.cases.filter(status="to_judge").order_by("position")[:room])
-    if len(waiting) < room:
-        waiting += list(evaluation.cases.filter(status="queued")
-                        .order_by("position")[:room - len(waiting)])
-    started = 0
-    for case in waiting:
+            return STOPPED
+        if not waiting or in_flight >= limit:
+            return STOPPED
+        # Judging first: those cases are nearly done.
+        case = (evaluation.cases.filter(status="to_judge").order_by("position").first()
+                or evaluation.cases.filter(status="queued").order_by("position").first())
+        assert case is not None  # counted as waiting under the lock
         try:
             with transaction.atomic():
-                if _start_case(evaluation, case):
-                    started += 1
+                if not _start_case(evaluation, case):
+                    return STOPPED  # claimed meanwhile: whoever did advances it
         except APIError as error:
             if error.status_code in WAIT_STATUSES:
-                return started, True
-            raise
-    return started, False
+                return STOPPED if in_flight else BLOCKED
+            # Not a case's fault: its target cannot run any more (a resource deleted,
+            # the author gone). Every case would fail alike: the evaluation fails once.
+            runs = _end_early(evaluation, "failed", None,
+                              {"code": error.code, "message": error.message})
+            transaction.on_commit(lambda: _cancel_runs(evaluation.created_by, runs))
+            return STOPPED
+        if evaluation.status == "queued":
+            evaluation.status, evaluation.started_at = "running", timezone.now()
+            evaluation.save(update_fields=["status", "started_at"])
+        return STARTED
 
 
 def _start_case(evaluation: Evaluation, case: EvaluationCase) -> bool:
@@ -176,6 +186,51 @@ def settle(case_ids: list[int]) -> None:
     evaluations = {found for pk in case_ids if (found := settle_case(pk)) is not None}
     for evaluation_id in sorted(evaluations):
         advance(evaluation_id)
+
+
+def settle_ended(case_ids: list[int]) -> None:
+    """In the transaction that stores the end of the cases' runs (the ingester's batch,
+    through runs_ended): score each case there, in a savepoint, and once committed
+    advance their evaluations in this process: no task between a case's end and the
+    start of its judge or of the next case. A case the database refused to score is
+    left to a settle task; an evaluation that could not advance, to an advance task
+    (and both, if Redis refuses those too, to the beat's sweep)."""
+    evaluations: set[str] = set()
+    unsettled: list[int] = []
+    for pk in case_ids:
+        try:
+            found = settle_case(pk)
+        except DatabaseError as error:
+            log.warning("Could not score evaluation case %s with its run's end (%s); "
+                        "a task will", pk, error)
+            unsettled.append(pk)
+            continue
+        if found is not None:
+            evaluations.add(found)
+    # robust: whatever goes wrong there is logged, never raised into the ingester's loop
+    # (the sweep advances what it left).
+    if unsettled:
+        transaction.on_commit(lambda: _send(queue.send_settle, unsettled), robust=True)
+    if evaluations:
+        transaction.on_commit(lambda: advance_each(sorted(evaluations)), robust=True)
+
+
+def advance_each(evaluation_ids: list[str]) -> None:
+    """advance() each evaluation here, each on its own; one that fails goes to a task."""
+    for evaluation_id in evaluation_ids:
+        try:
+            advance(evaluation_id)
+        except (DatabaseError, *quota.REDIS_ERRORS) as error:
+            log.warning("Could not advance evaluation %s here (%s); a task will",
+                        evaluation_id, error)
+            _send(queue.send_advance, evaluation_id)
+
+
+def _send(send: Callable[[Any], None], argument: Any) -> None:
+    try:
+        send(argument)
+    except quota.REDIS_ERRORS as error:  # the beat's sweep picks it up
+        log.warning("Could not enqueue an evaluation task (%s); the sweep will", error)
 
 
 def settle_case(case_id: int) -> str | None:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import transaction
 from django.dispatch import receiver
 
-from evaluations import queue
+from evaluations import progress
 from evaluations.models import EvaluationCase
 from kionga import prepared_sql
 from runs.models import Run
@@ -26,8 +25,9 @@ def cases_of(runs: list[Run]) -> list[int]:
 
 @receiver(runs_ended, sender=Run)
 def settle_evaluation_cases(sender: type[Run], runs: list[Run], **kwargs: Any) -> None:
-    """A case's run or judge run ended: score it once this end is stored (one query per
-    batch of ended runs, one task for all the batch's cases)."""
+    """A case's run or judge run ended: score it in the transaction that stores this end,
+    and start what its evaluation has room for once committed (one query per batch of
+    ended runs; evaluations.progress.settle_ended)."""
     case_ids = cases_of(runs)
     if case_ids:
-        transaction.on_commit(lambda: queue.send_settle(case_ids))
+        progress.settle_ended(case_ids)

@@ -1,0 +1,44 @@
+"""An evaluation's wave of cases reaches the runner case by case: each case starts in a
+transaction of its own, so its run's task is on the runner's queue before the next case
+starts, not after the whole wave (up to the project's share) is written."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import redis
+
+from evaluations import progress
+from evaluations.models import Evaluation, EvaluationCase
+from tests.conftest import Api
+from tests.evaluations_helpers import calls_only, evaluations_url, gateway_queue, make_evaluated
+from tests.runs_helpers import queued_tasks
+
+pytestmark = pytest.mark.django_db(transaction=True)
+__all__ = ["gateway_queue"]
+
+
+def test_each_case_is_on_the_runners_queue_before_the_next_starts(
+        api: Api, alice: Any, acme: Any, runner_configured: Any, rds: redis.Redis,
+        gateway_queue: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
+    design = make_evaluated(alice, acme, [calls_only(f"c{i}", f"case {i}") for i in range(3)])
+    started = api.client_for(alice).post(evaluations_url(design), {}, format="json")
+    assert started.status_code == 201, started.content
+    evaluation = Evaluation.objects.get(pk=started.json()["id"])
+    queued_before_each: list[int] = []
+    start_case = progress._start_case
+
+    def observed(evaluation: Evaluation, case: EvaluationCase) -> bool:
+        queued_before_each.append(len(queued_tasks(rds)))
+        return start_case(evaluation, case)
+
+    monkeypatch.setattr(progress, "_start_case", observed)
+    progress.advance(str(evaluation.pk))
+
+    assert queued_before_each == [0, 1, 2]
+    assert sorted(task["input"] for task, _ in queued_tasks(rds)) == [
+        "case 0", "case 1", "case 2"]
+    evaluation.refresh_from_db()
+    assert evaluation.status == "running"
+    assert set(evaluation.cases.values_list("status", flat=True)) == {"running"}
