@@ -5,6 +5,8 @@
 - Chunked bodies (Transfer-Encoding: chunked, no Content-Length) are read here, up to
   the limit, and handed on with a Content-Length: Django's WSGI handler (a2wsgi)
   reads CONTENT_LENGTH bytes, so without this a chunked body would look empty.
+- Header names with an underscore are dropped (WSGI's environ would read them as
+  their dashed twins; Django's ASGI handler drops them too).
 - More header fields than MAX_HEADER_FIELDS, or more than MAX_HEADER_BYTES of them,
   is 431. What a client can make the server buffer before that is bounded by the
   HTTP parser (kionga.http_protocol, see the Procfile: it refuses a head still
@@ -47,6 +49,13 @@ class RequestLimits:
             await self.app(scope, receive, send)
             return
         headers: list[tuple[bytes, bytes]] = list(scope.get("headers", ()))
+        if any(b"_" in name for name, _value in headers):
+            # As Django's ASGI handler (and common proxies): a name with an underscore
+            # would read as its dashed twin in WSGI's environ (Idempotency_Key as
+            # Idempotency-Key); no handler sees it.
+            headers = [(name, value) for name, value in headers if b"_" not in name]
+            scope = dict(scope)
+            scope["headers"] = headers
         if len(headers) > MAX_HEADER_FIELDS or sum(
             len(k) + len(v) for k, v in headers
         ) > MAX_HEADER_BYTES:
