@@ -10,7 +10,9 @@ DRF and the views' rules whichever way it takes:
   answer's end (kionga.stream_end).
 - `requests`: Django's WSGI handler in a worker thread (a2wsgi), for every other
   request: one thread hop per request instead of Django's ASGI path, which costs
-  several hops and ~2 ms more for each sync view.
+  several hops and ~2 ms more for each sync view. A HEAD is the route's GET without
+  its body (`head_as_get`), on every route alike (a stream's HEAD is the events
+  view's own: it takes no stream place).
 
 Around the router: the request limits (kionga.http_limits: body size, chunked bodies,
 header count, and the body read whole, within KIONGA_BODY_TIMEOUT_SECONDS, before a
@@ -50,10 +52,28 @@ def negotiated(*methods: str) -> Any:
     `requests` otherwise (the route's JSON answers, its refusals of other methods)."""
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        stream = scope.get("method") in methods and accepts_stream(scope)
-        await (streams if stream else requests)(scope, receive, send)  # type: ignore[arg-type]
+        if scope.get("method") in methods and accepts_stream(scope):
+            await streams(scope, receive, send)
+        elif scope.get("method") == "HEAD":
+            await head_as_get(scope, receive, send)
+        else:
+            await requests(scope, receive, send)  # type: ignore[arg-type]
 
     return app
+
+
+async def head_as_get(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """HEAD is the route's GET without the body, on every route (DRF's function views
+    would answer 405): Django answers the GET, its body is not sent."""
+
+    async def bodiless(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.body":
+            if message.get("more_body", False):
+                return
+            message = {"type": "http.response.body", "body": b"", "more_body": False}
+        await send(message)
+
+    await requests({**scope, "method": "GET"}, receive, bodiless)  # type: ignore[arg-type]
 
 
 http = URLRouter([

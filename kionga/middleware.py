@@ -84,8 +84,11 @@ def _replace(response: HttpResponseBase) -> HttpResponse:
     code = code_for_status(status)
     message = _MESSAGES.get(status, response.reason_phrase or code)
     replacement = error_response(status, code, message)
-    if response.has_header("Allow"):
-        replacement["Allow"] = response["Allow"]
+    # The headers the middleware set on the original (HSTS, CSP, nosniff, Allow…).
+    for name, value in response.headers.items():
+        if name.lower() not in ("content-type", "content-length"):
+            replacement[name] = value
+    replacement["Content-Length"] = str(len(replacement.content))
     return replacement
 
 

@@ -23,7 +23,7 @@ def handler_of(monkeypatch: pytest.MonkeyPatch, method: str, path: str,
 
     def named(name: str) -> Any:
         async def app(scope: Any, receive: Any, send: Any) -> None:
-            taken.append(name)
+            taken.append(f"{name} {scope['method']}")
         return app
 
     monkeypatch.setattr(asgi, "streams", named("streams"))
@@ -35,16 +35,22 @@ def handler_of(monkeypatch: pytest.MonkeyPatch, method: str, path: str,
 
 
 def test_it_streams_only_event_routes_that_ask_for_sse(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert handler_of(monkeypatch, "GET", EVENTS, SSE) == "streams"
-    assert handler_of(monkeypatch, "HEAD", EVENTS, SSE) == "streams"
-    assert handler_of(monkeypatch, "GET", EVENTS, JSON) == "requests"
-    assert handler_of(monkeypatch, "POST", EVENTS, SSE) == "requests"
-    assert handler_of(monkeypatch, "GET", "/api/v1/me", SSE) == "requests"
-    assert handler_of(monkeypatch, "GET", EVENTS.replace("0c7e", "XXXX"), SSE) == "requests"
+    assert handler_of(monkeypatch, "GET", EVENTS, SSE) == "streams GET"
+    assert handler_of(monkeypatch, "HEAD", EVENTS, SSE) == "streams HEAD"  # the view's own
+    assert handler_of(monkeypatch, "GET", EVENTS, JSON) == "requests GET"
+    assert handler_of(monkeypatch, "POST", EVENTS, SSE) == "requests POST"
+    assert handler_of(monkeypatch, "GET", "/api/v1/me", SSE) == "requests GET"
+    assert handler_of(monkeypatch, "GET", EVENTS.replace("0c7e", "XXXX"), SSE) == \
+        "requests GET"
+
+
+def test_a_head_is_the_routes_get(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert handler_of(monkeypatch, "HEAD", "/api/v1/me", JSON) == "requests GET"
+    assert handler_of(monkeypatch, "HEAD", EVENTS, JSON) == "requests GET"
 
 
 def test_it_streams_a_run_start_that_asks_for_sse(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert handler_of(monkeypatch, "POST", START, SSE) == "streams"
-    assert handler_of(monkeypatch, "GET", START, SSE) == "requests"
-    assert handler_of(monkeypatch, "POST", START, JSON) == "requests"
-    assert handler_of(monkeypatch, "POST", START + "/", SSE) == "requests"
+    assert handler_of(monkeypatch, "POST", START, SSE) == "streams POST"
+    assert handler_of(monkeypatch, "GET", START, SSE) == "requests GET"
+    assert handler_of(monkeypatch, "POST", START, JSON) == "requests POST"
+    assert handler_of(monkeypatch, "POST", START + "/", SSE) == "requests POST"
