@@ -80,6 +80,8 @@ http = URLRouter([
     path("api/v1/agent-designs/<uuid:design_id>/runs/<uuid:run_id>/events",
          negotiated("GET", "HEAD")),
     path("api/v1/agent-designs/<uuid:design_id>/runs", negotiated("POST")),
+    # Other live channels (a project's notices) get their route here, before the
+    # catch-all, served by `streams` so Django's middleware and DRF's rules apply.
     re_path(r"", negotiated()),  # every other request: `requests`
 ])
 
