@@ -1,4 +1,4 @@
-"""Statements of the busiest paths (run start, stream opening, the ingester), prepared
+"""Statements of the busiest paths (token lookup, run start, stream opening, the ingester), prepared
 once per pooled connection and bound server side. PostgreSQL only.
 
 Django's PostgreSQL backend binds parameters client side (psycopg's ClientCursor), so
