@@ -1,11 +1,22 @@
 """ASGI entry point of the public listener: ``uvicorn kionga.asgi:application``.
 
-Event streams and notices (SSE) go to Django's ASGI handler: they wait on Redis without holding
-a thread. Every other request is plain request/response work, served by Django's
-WSGI handler in a worker thread (a2wsgi): one thread hop per request instead of
-Django's ASGI path, which costs several hops and ~2 ms more for each sync view.
-Before either, the apps' hot routes (kionga.hot_routes: starting a run, opening its
-stream) are served as plain ASGI. Outermost, the client's address is taken from
+Channels routes each connection (ProtocolTypeRouter, then URLRouter by path) to one of
+two ways into the same Django project, so every request passes Django's middleware,
+DRF and the views' rules whichever way it takes:
+
+- `streams`: Django's ASGI handler, for the answers that are event streams (a run's
+  `…/events`, a run start with `Accept: text/event-stream`, a project's notices): they wait on Redis
+  without holding a thread (runs.views), and a stream's last chunk goes out with the
+  answer's end (kionga.stream_end).
+- `requests`: Django's WSGI handler in a worker thread (a2wsgi), for every other
+  request: one thread hop per request instead of Django's ASGI path, which costs
+  several hops and ~2 ms more for each sync view. A HEAD is the route's GET without
+  its body (`head_as_get`), on every route alike (a stream's HEAD is the events
+  view's own: it takes no stream place).
+
+Around the router: the request limits (kionga.http_limits: body size, chunked bodies,
+header count, and the body read whole, within KIONGA_BODY_TIMEOUT_SECONDS, before a
+worker thread takes the request), and outermost the client's address from
 X-Forwarded-For when a trusted proxy sent it (kionga.proxies, KIONGA_TRUSTED_PROXIES).
 """
 
@@ -15,46 +26,67 @@ import os
 from typing import Any
 
 from a2wsgi import WSGIMiddleware
+from channels.routing import ProtocolTypeRouter, URLRouter
 from django.conf import settings
 from django.core.asgi import get_asgi_application
 from django.core.wsgi import get_wsgi_application
+from django.urls import path, re_path
 
-from kionga import hot_routes
 from kionga.http_limits import RequestLimits
 from kionga.proxies import behind_trusted_proxies
+from kionga.stream_end import EndsWithLastChunk
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kionga.settings")
 
-streams = get_asgi_application()
+streams = EndsWithLastChunk(get_asgi_application())  # type: ignore[arg-type]
 requests = WSGIMiddleware(get_wsgi_application(), workers=16)  # type: ignore[arg-type]
 
 
-def wants_stream(scope: dict[str, Any]) -> bool:
-    # An events route, a project's notices (kionga.projects.notice_views), or a run
-    # start that answers with the run's stream.
-    path = scope["path"] if scope["type"] == "http" else ""
-    if not (path.endswith(("/events", "/notices"))
-            or (scope.get("method") == "POST" and path.endswith("/runs"))):
-        return False
+def accepts_stream(scope: dict[str, Any]) -> bool:
     return any(name == b"accept" and b"text/event-stream" in value
                for name, value in scope.get("headers", ()))
 
 
-async def django(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    handler = streams if scope["type"] != "http" or wants_stream(scope) else requests
-    await handler(scope, receive, send)  # type: ignore[arg-type]
+def negotiated(*methods: str) -> Any:
+    """An ASGI app: `streams` for these methods with `Accept: text/event-stream`,
+    `requests` otherwise (the route's JSON answers, its refusals of other methods)."""
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("method") in methods and accepts_stream(scope):
+            await streams(scope, receive, send)
+        elif scope.get("method") == "HEAD":
+            await head_as_get(scope, receive, send)
+        else:
+            await requests(scope, receive, send)  # type: ignore[arg-type]
+
+    return app
 
 
-async def dispatch(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    # The apps' hot routes (kionga.hot_routes) first: they hand anything else to Django.
-    hot = hot_routes.match(scope)
-    if hot is not None:
-        await hot(scope, receive, send, django)
-        return
-    await django(scope, receive, send)
+async def head_as_get(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """HEAD is the route's GET without the body, on every route (DRF's function views
+    would answer 405): Django answers the GET, its body is not sent."""
+
+    async def bodiless(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.body":
+            if message.get("more_body", False):
+                return
+            message = {"type": "http.response.body", "body": b"", "more_body": False}
+        await send(message)
+
+    await requests({**scope, "method": "GET"}, receive, bodiless)  # type: ignore[arg-type]
 
 
-# Body size, chunked bodies and header count, before either handler (kionga.http_limits).
+http = URLRouter([
+    path("api/v1/agent-designs/<uuid:design_id>/runs/<uuid:run_id>/events",
+         negotiated("GET", "HEAD")),
+    path("api/v1/agent-designs/<uuid:design_id>/runs", negotiated("POST")),
+    # A project's notices (kionga.projects.notice_views: django-eventstream's channel).
+    path("api/v1/projects/<int:project_id>/notices", negotiated("GET")),
+    re_path(r"", negotiated()),  # every other request: `requests`
+])
+
+router = ProtocolTypeRouter({"http": http})
+
 application = behind_trusted_proxies(
-    RequestLimits(dispatch, settings.KIONGA_MAX_BODY_BYTES),  # type: ignore[arg-type]
+    RequestLimits(router, settings.KIONGA_MAX_BODY_BYTES),  # type: ignore[arg-type]
     settings.KIONGA_TRUSTED_PROXIES)

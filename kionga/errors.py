@@ -26,7 +26,7 @@ ErrorCode = Literal[
     "invalid_json", "invalid_request", "not_authenticated", "invalid_token", "forbidden",
     "not_found", "method_not_allowed", "not_acceptable", "unsupported_media_type",
     "payload_too_large", "throttled", "request_header_fields_too_large", "internal_error",
-    "service_unavailable",
+    "service_unavailable", "request_timeout",
     # projects' self-administration (kionga.projects)
     "already_member", "last_admin", "invitation_not_pending", "resource_exists",
     "resource_in_use",
@@ -58,6 +58,7 @@ STATUS_CODES: dict[int, ErrorCode] = {
     404: "not_found",
     405: "method_not_allowed",
     406: "not_acceptable",
+    408: "request_timeout",
     413: "payload_too_large",
     415: "unsupported_media_type",
     429: "throttled",

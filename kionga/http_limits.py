@@ -1,10 +1,23 @@
 """Request limits both listeners enforce before Django sees a request (ASGI middleware).
 
+A request refused here still gets Django's answer: it goes on without its body and
+with the refusal noted in its scope (REFUSAL), and kionga.middleware.RequestRefusals
+answers it after the host check and with every header Django's middleware sets
+(HSTS behind TLS, CSP…), `Connection: close` included, so the rest of its body is
+never read.
+
 - Bodies over the listener's limit are 413 payload_too_large, decided from
   Content-Length before a byte is read.
-- Chunked bodies (Transfer-Encoding: chunked, no Content-Length) are read here, up to
-  the limit, and handed on with a Content-Length: Django's WSGI handler (a2wsgi)
-  reads CONTENT_LENGTH bytes, so without this a chunked body would look empty.
+- Every body is read here, whole, before the request goes on: within
+  KIONGA_BODY_TIMEOUT_SECONDS from its first byte awaited, or the answer is 408
+  request_timeout and the connection closes. The event loop waits on a slow client,
+  never a worker thread (Django's WSGI handler, a2wsgi, would read the body in one):
+  twenty clients dripping bodies cannot take the threads every other request needs.
+- Chunked bodies (Transfer-Encoding: chunked, no Content-Length) are read up to the
+  limit and handed on with a Content-Length: Django's WSGI handler reads
+  CONTENT_LENGTH bytes, so without it a chunked body would look empty.
+- Header names with an underscore are dropped (WSGI's environ would read them as
+  their dashed twins; Django's ASGI handler drops them too).
 - More header fields than MAX_HEADER_FIELDS, or more than MAX_HEADER_BYTES of them,
   is 431. What a client can make the server buffer before that is bounded by the
   HTTP parser (kionga.http_protocol, see the Procfile: it refuses a head still
@@ -16,7 +29,7 @@ here (the test client, a WSGI server).
 
 from __future__ import annotations
 
-import json
+import asyncio
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any, Final
 
@@ -30,45 +43,74 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 MAX_HEADER_FIELDS: Final = 100
 # Names and values together; the same figure as the parser's incomplete-event limit.
 MAX_HEADER_BYTES: Final = 16 * 1024
+# The scope key of a refusal for Django to answer: (status, error code, message).
+REFUSAL: Final = "kionga.refusal"
 
 if TYPE_CHECKING:
     from kionga.errors import ErrorCode
 
 
-class RequestLimits:
-    """Wraps an ASGI app: body size, chunked bodies, header count."""
+class _ClientLeft(Exception):
+    """The client went away before its body was whole."""
 
-    def __init__(self, app: ASGIApp, max_body_bytes: int) -> None:
+
+class RequestLimits:
+    """Wraps an ASGI app: body size and time, chunked bodies, header count."""
+
+    def __init__(self, app: ASGIApp, max_body_bytes: int,
+                 body_timeout: float | None = None) -> None:
+        from django.conf import settings
+
         self.app = app
         self.max_body_bytes = max_body_bytes
+        self.body_timeout = float(settings.KIONGA_BODY_TIMEOUT_SECONDS
+                                  if body_timeout is None else body_timeout)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         headers: list[tuple[bytes, bytes]] = list(scope.get("headers", ()))
+        if any(b"_" in name for name, _value in headers):
+            # As Django's ASGI handler (and common proxies): a name with an underscore
+            # would read as its dashed twin in WSGI's environ (Idempotency_Key as
+            # Idempotency-Key); no handler sees it.
+            headers = [(name, value) for name, value in headers if b"_" not in name]
+            scope = dict(scope)
+            scope["headers"] = headers
         if len(headers) > MAX_HEADER_FIELDS or sum(
             len(k) + len(v) for k, v in headers
         ) > MAX_HEADER_BYTES:
-            await _answer(send, 431, "request_header_fields_too_large",
-                          f"A request may have at most {MAX_HEADER_FIELDS} header fields "
-                          f"of {MAX_HEADER_BYTES} bytes in all.")
+            await self._refuse(scope, receive, send, 431, "request_header_fields_too_large",
+                               f"A request may have at most {MAX_HEADER_FIELDS} header "
+                               f"fields of {MAX_HEADER_BYTES} bytes in all.")
             return
         length = _content_length(headers)
         if length == -1:
-            await _answer(send, 400, "invalid_request", "Content-Length must be one integer.")
+            await self._refuse(scope, receive, send, 400, "invalid_request",
+                               "Content-Length must be one integer.")
             return
         if length is not None and length > self.max_body_bytes:
-            await self._too_large(send)
+            await self._too_large(scope, receive, send)
             return
-        if length is None and _is_chunked(headers):
-            body = await self._read_capped(receive)
-            if body is None:
-                await self._too_large(send)
+        chunked = length is None and _is_chunked(headers)
+        if length or chunked:
+            try:
+                body = await asyncio.wait_for(self._read_capped(receive), self.body_timeout)
+            except TimeoutError:
+                await self._refuse(scope, receive, send, 408, "request_timeout",
+                                   f"The body did not arrive within {self.body_timeout:g} s.")
                 return
-            scope = dict(scope)
-            scope["headers"] = [*(h for h in headers if h[0].lower() != b"transfer-encoding"),
-                                (b"content-length", str(len(body)).encode())]
+            except _ClientLeft:
+                return  # nobody to answer
+            if body is None:
+                await self._too_large(scope, receive, send)
+                return
+            if chunked:
+                scope = dict(scope)
+                scope["headers"] = [
+                    *(h for h in headers if h[0].lower() != b"transfer-encoding"),
+                    (b"content-length", str(len(body)).encode())]
             receive = replay(body, receive)
         await self.app(scope, receive, send)
 
@@ -79,19 +121,28 @@ class RequestLimits:
         while True:
             message = await receive()
             if message["type"] != "http.request":
-                break  # the client went away; the app sees an empty body and no one reads
+                raise _ClientLeft
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_body_bytes:
                 return None
             parts.append(chunk)
             if not message.get("more_body", False):
-                break
-        return b"".join(parts)
+                return b"".join(parts)
 
-    async def _too_large(self, send: Send) -> None:
-        await _answer(send, 413, "payload_too_large",
-                      f"The body is larger than {self.max_body_bytes} bytes.")
+    async def _too_large(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._refuse(scope, receive, send, 413, "payload_too_large",
+                           f"The body is larger than {self.max_body_bytes} bytes.")
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send, status: int,
+                      code: ErrorCode, message: str) -> None:
+        """Django answers the refusal (kionga.middleware.RequestRefusals): the request
+        goes on with no body and the refusal in its scope."""
+        refused = dict(scope)
+        refused[REFUSAL] = (status, code, message)
+        refused["headers"] = [(name, value) for name, value in scope.get("headers", ())
+                              if name.lower() not in (b"content-length", b"transfer-encoding")]
+        await self.app(refused, replay(b"", receive), send)
 
 
 def _content_length(headers: list[tuple[bytes, bytes]]) -> int | None:
@@ -121,14 +172,3 @@ def replay(body: bytes, receive: Receive) -> Receive:
         return await receive()  # http.disconnect, as the server tells it
 
     return replayed
-
-
-async def _answer(send: Send, status: int, code: ErrorCode, message: str) -> None:
-    from kionga.errors import error_body  # imports DRF: only once Django is set up
-
-    payload = json.dumps(error_body(code, message)).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"),
-                            (b"content-length", str(len(payload)).encode()),
-                            (b"connection", b"close")]})
-    await send({"type": "http.response.body", "body": payload})

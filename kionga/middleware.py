@@ -24,6 +24,7 @@ from kionga.errors import (
     error_response,
     invalid_field,
 )
+from kionga.http_limits import REFUSAL
 
 _MESSAGES: dict[int, str] = {
     404: "Not found.",
@@ -50,20 +51,6 @@ class ApiJsonErrorMiddleware(MiddlewareMixin):
         if is_api_path(request) and response.status_code >= 400 and not _is_json(response):
             return _replace(response)
         return response
-
-    def process_request(self, request: HttpRequest) -> HttpResponse | None:
-        # PostgreSQL cannot hold U+0000: a %00 in the path or a query parameter would
-        # reach a lookup and fail there (500). Say so here, for every route.
-        if "\x00" in request.path or any(
-            "\x00" in key or any("\x00" in value for value in values)
-            for key, values in request.GET.lists()
-        ):
-            if is_api_path(request):
-                error = invalid_field("url", "Must not contain NUL (%00) characters.")
-                return error_response(400, error.code, error.message, error.details)
-            return HttpResponseBadRequest("The URL must not contain NUL (%00) characters.",
-                                          content_type="text/plain")
-        return None
 
     def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
         # APIError raised from a plain Django view; DRF views handle it themselves.
@@ -97,9 +84,44 @@ def _replace(response: HttpResponseBase) -> HttpResponse:
     code = code_for_status(status)
     message = _MESSAGES.get(status, response.reason_phrase or code)
     replacement = error_response(status, code, message)
-    if response.has_header("Allow"):
-        replacement["Allow"] = response["Allow"]
+    # The headers the middleware set on the original (HSTS, CSP, nosniff, Allow…).
+    for name, value in response.headers.items():
+        if name.lower() not in ("content-type", "content-length"):
+            replacement[name] = value
+    replacement["Content-Length"] = str(len(replacement.content))
     return replacement
+
+
+class RequestRefusals(MiddlewareMixin):
+    """Requests refused before any view, answered inside Django's middleware (after
+    the host check and the HTTPS redirect, with every header the middleware above sets:
+    HSTS behind TLS, CSP, nosniff…), the same on every route:
+
+    - what the listener's request limits refused (kionga.http_limits: a body too large
+      or too slow, too many header fields), with `Connection: close`: the rest of the
+      body is never read;
+    - a NUL (%00) in the path or a query parameter: PostgreSQL cannot hold U+0000, so it
+      would reach a lookup and fail there (500).
+    """
+
+    def process_request(self, request: HttpRequest) -> HttpResponse | None:
+        scope = getattr(request, "scope", None) or request.META.get("asgi.scope") or {}
+        refusal = scope.get(REFUSAL)
+        if refusal is not None:
+            status, code, message = refusal
+            response = error_response(status, code, message)
+            response["Connection"] = "close"
+            return response
+        if "\x00" in request.path or any(
+            "\x00" in key or any("\x00" in value for value in values)
+            for key, values in request.GET.lists()
+        ):
+            if is_api_path(request):
+                error = invalid_field("url", "Must not contain NUL (%00) characters.")
+                return error_response(400, error.code, error.message, error.details)
+            return HttpResponseBadRequest("The URL must not contain NUL (%00) characters.",
+                                          content_type="text/plain")
+        return None
 
 
 class SyncChainMiddleware:

@@ -1,5 +1,5 @@
-"""Statements of the hot paths (run start, stream opening, the ingester), prepared
-once per pooled connection and bound server side.
+"""Statements of the busiest paths (token lookup, run start, stream opening, the ingester), prepared
+once per pooled connection and bound server side. PostgreSQL only.
 
 Django's PostgreSQL backend binds parameters client side (psycopg's ClientCursor), so
 the server parses and plans every statement anew, and arrays are spelled out as quoted

@@ -87,6 +87,9 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Requests refused before any view (a body too large or too slow, a NUL in the
+    # URL): after the host check and inside the header middleware, on every route.
+    "kionga.middleware.RequestRefusals",
     # Sign-in lockouts and slowdown (django-axes, kionga.sign_in); last but the
     # sync-only chain marker.
     "kionga.sign_in.TrustedBrowserMiddleware",
@@ -235,6 +238,11 @@ CACHES = {
 # kionga.parsers); the internal listener allows more (kionga.settings_internal).
 KIONGA_MAX_BODY_BYTES = CEILINGS["max_body_bytes"]
 DATA_UPLOAD_MAX_MEMORY_SIZE = KIONGA_MAX_BODY_BYTES
+# Slow clients (kionga.http_limits, kionga.http_protocol): a request's body must arrive
+# whole within this many seconds (408 request_timeout), read by the event loop before a
+# worker thread takes the request; its head within KIONGA_HEAD_TIMEOUT_SECONDS.
+KIONGA_BODY_TIMEOUT_SECONDS = env.integer("KIONGA_BODY_TIMEOUT_SECONDS", 30, within=(1, 600))
+KIONGA_HEAD_TIMEOUT_SECONDS = env.integer("KIONGA_HEAD_TIMEOUT_SECONDS", 10, within=(1, 300))
 
 REST_FRAMEWORK = {
     # Bearer first: DRF takes the WWW-Authenticate challenge of the first class, and

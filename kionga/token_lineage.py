@@ -4,8 +4,8 @@ A token's request makes children only: a child records its parent and expires no
 later than it. Whatever ends or narrows a token — its revocation, a project admin's
 revocation for one project, a shorter expiry — is written at that moment on every
 token made from it, at any depth; a child made later copies its parent's project
-revocations. So each token's own row says everything: kionga.tokens.find_token and
-the hot routes' one query (runs.hot) read no ancestry.
+revocations. So each token's own row says everything: kionga.tokens.find_token reads
+no ancestry.
 
 Every write over a person's tokens holds a lock on that person's row, so a child
 being made and a revocation of its parent are never interleaved: the child either

@@ -2,8 +2,8 @@
 admins list only the tokens used in their project, with the last use there.
 
 A use is recorded where a membership check finds the token's holder a member of the
-project: kionga.access (every DRF route), runs.read (the SSE route's own lookup) and
-the hot routes (runs.hot.start, runs.stream_open). It costs at most one write per token
+project: kionga.access (every DRF route), runs.read, and the run start's and the event
+stream's one reads (runs.start_read, runs.stream_open). It costs at most one write per token
 and project a minute: the write is a conditional upsert (a row fresher than a minute is
 left alone, whichever process wrote it), and each process skips the statement for a
 minute after a write of its own has committed.

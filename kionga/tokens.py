@@ -11,11 +11,12 @@ import hashlib
 import hmac
 import secrets
 from datetime import datetime
+from typing import Final
 
 from django.contrib.auth.models import User
-from django.db.models import Q
 from django.utils import timezone
 
+from kionga import prepared_sql
 from kionga.models import ApiToken, TokenRevocation
 from kionga.token_scope import block_projects, mark_token
 
@@ -52,19 +53,43 @@ def create_token(user: User, name: str, expires_at: datetime | None = None,
 
 
 def find_token(raw: str) -> ApiToken | None:
-    """The live (not revoked, not expired, active user) token matching raw, or None."""
+    """The live (not revoked, not expired, active user) token matching raw, with its
+    user and the projects it was revoked for (signed_in_user reads them), or None."""
     if not raw.startswith(TOKEN_PREFIX):
         return None
     wanted = hash_token(raw)
-    candidates = ApiToken.objects.select_related("user").filter(
-        Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()),
-        prefix=raw[:PREFIX_LENGTH], revoked=False, user__is_active=True,
-    )
+    # One prepared statement, no ORM compile per request.
+    rows = prepared_sql.fetch_all(_FIND, {"prefix": raw[:PREFIX_LENGTH], "now": timezone.now()})
+    candidates = [_token_of(row) for row in rows]
+    found = None
     for token in candidates:
         # Constant time, so response timing does not leak how much of a hash matched.
         if hmac.compare_digest(token.token_hash, wanted):
-            return token
-    return None
+            found = token
+    return found
+
+
+_TOKEN_FIELDS: Final = [f for f in ApiToken._meta.concrete_fields]
+_USER_FIELDS: Final = [f for f in User._meta.concrete_fields]
+_FIND: Final = (
+    "SELECT " + ", ".join([*(f"t.{f.column}" for f in _TOKEN_FIELDS),
+                           *(f"u.{f.column}" for f in _USER_FIELDS)])
+    + f", ARRAY(SELECT r.project_id FROM {TokenRevocation._meta.db_table} r"
+      " WHERE r.token_id = t.id)"
+    + f" FROM {ApiToken._meta.db_table} t JOIN {User._meta.db_table} u"
+      " ON u.id = t.user_id AND u.is_active"
+      " WHERE t.prefix = %(prefix)s AND NOT t.revoked"
+      " AND (t.expires_at IS NULL OR t.expires_at > %(now)s)")
+
+
+def _token_of(row: tuple[object, ...]) -> ApiToken:
+    """A row of _FIND as the ORM would load it: the token, its user, its revocations."""
+    split = len(_TOKEN_FIELDS)
+    token = ApiToken.from_db("default", [f.attname for f in _TOKEN_FIELDS], row[:split])
+    token.user = User.from_db("default", [f.attname for f in _USER_FIELDS],
+                              row[split:split + len(_USER_FIELDS)])
+    token.revoked_in = list(row[-1])  # type: ignore[attr-defined, call-overload]
+    return token
 
 
 def touch(token: ApiToken) -> None:
@@ -80,8 +105,10 @@ def signed_in_user(token: ApiToken) -> User:
     projects whose admins revoked this token hidden from kionga.access, and the token
     named for kionga.access to record which projects it reaches (kionga.token_use)."""
     touch(token)
-    block_projects(token.user, TokenRevocation.objects.filter(token=token)
-                   .values_list("project_id", flat=True))
+    revoked_in = getattr(token, "revoked_in", None)  # read with the token (find_token)
+    block_projects(token.user, revoked_in if revoked_in is not None else
+                   TokenRevocation.objects.filter(token=token).values_list("project_id",
+                                                                           flat=True))
     mark_token(token.user, token.pk)
     return token.user
 

@@ -1,9 +1,9 @@
-"""Database work asked from the event loop (event streams, the hot routes): in one of
+"""Database work asked from the event loop (event streams): in one of
 a few reused threads, each handing its connection back to the pool (kionga.settings)
 after every call. A stream lives for minutes and must not hold a connection meanwhile;
-a new thread per call cost more than the work on the hot routes. An error that says
+a new thread per call cost more than the work of an opening. An error that says
 the database is away comes out as kionga.database.DatabaseUnavailable (503), which
-the hot routes answer and event streams end on; a broken connection goes back to
+an opening answers and event streams end on; a broken connection goes back to
 the pool, which drops it.
 """
 

@@ -11,7 +11,7 @@ are dropped on the project's next start. Counting and taking happen in one scrip
 protocol's ACQUIRE_LUA with the project's share and the runner's announced capacity,
 which counts only within [1, KIONGA_DESIGNER_MAX_RUNS], and the slot's lease under the
 token issued here), so two concurrent starts never both take the last place. A caller
-whose API throttles are not counted yet (the hot start, runs.hot.start) has them
+whose API throttles are not counted yet (a run start, runs.admission) has them
 counted in the same script, first: one round trip for the whole admission, and a
 throttled start takes no slot, not even for a moment.
 """

@@ -7,28 +7,13 @@ from typing import Any
 
 from designs.actions import check_design_access
 from designs.models import Design
-from kionga import token_use
-from kionga.access import AnyUser, blocked_projects
+from kionga.access import AnyUser
 from kionga.errors import invalid_field, not_found
 from kionga.snapshot import one_snapshot
 from runner import protocol
 from runs.models import Run, RunEvent
 
 PAGE_SIZE = 200
-
-
-def check_run_readable(user: AnyUser, design_id: uuid.UUID, run_id: uuid.UUID) -> Run:
-    """A run the caller may read, in one query (the SSE hot path); 404 otherwise."""
-    run = None
-    if user.is_authenticated:
-        found = Run.objects.filter(pk=run_id, design_id=design_id,
-                                   project__memberships__user_id=user.pk)
-        blocked = blocked_projects(user)
-        run = (found.exclude(project_id__in=blocked) if blocked else found).first()
-    if run is None:
-        raise not_found("Run not found.")
-    token_use.note(user, run.project_id)
-    return run
 
 
 def check_run_access(user: AnyUser, design_id: uuid.UUID, run_id: uuid.UUID,

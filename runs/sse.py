@@ -29,8 +29,8 @@ from typing import Any, Final
 import redis
 
 from kionga.database import DatabaseUnavailable
-from kionga.hot_http import LastChunk
 from kionga.redis_client import async_redis
+from kionga.stream_end import LastChunk
 from runner import protocol
 from runs.event_keys import entry_authentic
 from runs.models import FINAL_STATUSES, Run, RunEvent

@@ -23,7 +23,7 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 
-from kionga.hot_http import LastChunk
+from kionga.stream_end import LastChunk, ending
 from runs.models import Run
 from runs.sse import Opening, opening, run_event_stream
 from runs.stream_access import Check, rechecked
@@ -81,7 +81,7 @@ def start_and_stream(user: User, start: Callable[[], tuple[Run, bool]], path: st
 
 def event_stream(chunks: AsyncIterator[bytes], status: int = 200) -> StreamingHttpResponse:
     """The answer of an event stream (or, with no chunks, its HEAD): unbuffered."""
-    response = StreamingHttpResponse(chunks, content_type=EVENT_STREAM, status=status)
+    response = StreamingHttpResponse(ending(chunks), content_type=EVENT_STREAM, status=status)
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
     return response

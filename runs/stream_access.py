@@ -4,8 +4,8 @@ A stream lives for minutes, and what let it open may end meanwhile: the token re
 (wholly or for the project, with every token made from it: kionga.token_lineage), the
 person removed from the project or deactivated, the session signed out. Every
 KIONGA_STREAM_RECHECK_SECONDS the stream asks the same access function that opened it
-(runs.stream_open's one query for a token, on either path; the ORM check of
-runs.views for a session), without counting a request. When
+(the API's authentication, kionga.api_request, on a fresh read of the session, then
+runs.stream_open's read), without counting a request. When
 that refuses, the stream's last frame is an SSE comment with the refusal's code and
 message, `: closed <code>: <message>`, and the answer ends; a client that reconnects
 gets the refusal itself (401 or 404). A comment, not an event: clients that read
@@ -18,29 +18,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from functools import partial
 
 from django.conf import settings
 from django.db import DatabaseError
 from rest_framework.exceptions import APIException
 
 from kionga.errors import describe
-from kionga.hot_http import LastChunk
-from runs import stream_open
-from runs.pooled import pooled
+from kionga.stream_end import LastChunk
 
 logger = logging.getLogger(__name__)
 
 # Raises the APIException an opening would answer now; returns when access remains.
 Check = Callable[[], Awaitable[object]]
-
-
-def token_check(raw: str, design_id: uuid.UUID, run_id: uuid.UUID) -> Check:
-    """The re-check of a stream opened with a bearer token: runs.stream_open's query."""
-    return partial(pooled(stream_open.open_with_token), raw, design_id, run_id,
-                   stream_open.RECHECK)
 
 
 async def rechecked(stream: AsyncIterator[bytes], check: Check) -> AsyncGenerator[bytes, None]:

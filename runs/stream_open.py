@@ -1,19 +1,16 @@
-"""Opening a run's event stream with an API token: one query for everything it reads.
+"""Opening a run's event stream: the run and its stored events in one read.
 
-The same rules as kionga.tokens.find_user_by_token + runs.read.check_run_readable +
-runs.sse.opening, which the events view used to run as four ORM queries: a live
-token (its prefix, not revoked, not expired, its user active; the hash compared in
-constant time), the run under that design, in a project where the token's user is a
-member and which did not revoke this token (TokenRevocation), whether it ended, and
-its stored events after Last-Event-ID. Unknown token: 401 invalid_token; a run the
-caller may not read: 404, as before. The token's last use is recorded as
-kionga.tokens.touch does (at most once a minute), its use in the run's project as
-kionga.access does (kionga.token_use), and the opening is counted by the API's
-throttles (429 throttled), after the token and before the run, where DRF counts them.
-Session callers (the canvas) take the ORM path in runs.views.
+After the API's own authentication and throttles (kionga.api_request), one prepared
+query reads the design in a project where the caller is a member and which the
+caller's token may reach (kionga.token_scope's blocked projects, as kionga.access
+leaves them out), the run under it, whether it ended, and its stored events after
+Last-Event-ID: the rules and answers of runs.read.check_run_access + runs.sse.opening
+(404 "Design not found." / "Run not found.", as the route's JSON pages answer). A
+token's use in the run's project is recorded as kionga.access records it
+(kionga.token_use).
 
-An open stream asks the same query again now and then (runs.stream_access) with
-`after` RECHECK: the access alone, no event read and no request counted.
+An open stream asks the same read again now and then (runs.stream_access) with
+`after` RECHECK: the access alone, no event read.
 """
 
 from __future__ import annotations
@@ -24,47 +21,43 @@ from typing import Any, Final
 
 from django.contrib.auth.models import User
 
+from designs.models import Design
 from kionga import prepared_sql, token_use
 from kionga.errors import not_found
-from kionga.models import Membership, TokenRevocation
+from kionga.models import Membership
+from kionga.token_scope import blocked_projects
 from runner.protocol import FINAL_STATUSES
-from runs.hot import token
-from runs.hot.start import check_throttles
 from runs.models import Run, RunEvent
 from runs.sse import Opening
 
 _OPEN: Final = f"""
-SELECT t.id, t.token_hash, t.user_id, t.last_used_at, r.id, r.project_id, r.status,
+SELECT r.id, d.project_id, r.status,
        ARRAY(SELECT e.data::text FROM {RunEvent._meta.db_table} e
              WHERE e.run_id = r.id AND e.seq > %(after)s ORDER BY e.seq)
-FROM {token.TOKEN_SQL}
-LEFT JOIN {Run._meta.db_table} r
-  ON r.id = %(run)s AND r.design_id = %(design)s
-  AND EXISTS (SELECT 1 FROM {Membership._meta.db_table} m
-              WHERE m.project_id = r.project_id AND m.user_id = t.user_id)
-  AND NOT EXISTS (SELECT 1 FROM {TokenRevocation._meta.db_table} v
-                  WHERE v.token_id = t.id AND v.project_id = r.project_id)
-WHERE {token.TOKEN_WHERE}
+FROM {Design._meta.db_table} d
+JOIN {Membership._meta.db_table} m
+  ON m.project_id = d.project_id AND m.user_id = %(user)s
+  AND NOT (d.project_id = ANY(%(blocked)s::bigint[]))
+LEFT JOIN {Run._meta.db_table} r ON r.id = %(run)s AND r.design_id = d.id
+WHERE d.id = %(design)s
 """
 
 # `after` of an open stream's re-check: NULL, which no seq is greater than.
 RECHECK: Final = None
 
 
-def open_with_token(raw: str, design_id: uuid.UUID, run_id: uuid.UUID,
-                    after: int | None) -> tuple[int, str, Opening]:
-    """(user ID, run ID, opening) for a bearer token, or 401/429/404 as the ORM path;
-    `after` RECHECK: the access check of an open stream (no events, nothing counted)."""
-    prefix = token.prefix_of(raw)
-    rows = prepared_sql.fetch_all(_OPEN, {"prefix": prefix, "run": run_id, "design": design_id,
-                                 "after": after})
-    (token_id, _hash, user_id, last_used, found_run, project_id, status,
-     events) = token.pick(rows, raw, 1)
-    token.touch_token(token_id, last_used)
-    if after is not RECHECK:
-        check_throttles(User(pk=user_id))
+def open_run(user: User, design_id: uuid.UUID, run_id: uuid.UUID,
+             after: int | None) -> tuple[str, Opening]:
+    """(run ID, opening) of a run `user` may read, or 404; `after` RECHECK: the access
+    check of an open stream (no events)."""
+    rows = prepared_sql.fetch_all(_OPEN, {
+        "run": run_id, "design": design_id, "user": user.pk, "after": after,
+        "blocked": sorted(blocked_projects(user))})
+    if not rows:  # as runs.read.check_run_access answers
+        raise not_found("Design not found.")
+    found_run, project_id, status, events = rows[0]
+    token_use.note(user, project_id)
     if found_run is None:
         raise not_found("Run not found.")
-    token_use.record(token_id, project_id)
     stored: list[dict[str, Any]] = [json.loads(e) for e in events]
-    return int(user_id), str(found_run), (status in FINAL_STATUSES, stored)
+    return str(found_run), (status in FINAL_STATUSES, stored)

@@ -6,34 +6,37 @@ import uuid
 import weakref
 from collections.abc import AsyncIterator
 from functools import partial
+from importlib import import_module
+from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.contrib.auth.models import AnonymousUser, User
+from django.conf import settings
+from django.contrib import auth
+from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponseBase
+from django.utils.functional import SimpleLazyObject
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework.decorators import api_view
+from rest_framework.decorators import api_view, throttle_classes
 from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from designs.actions import check_design_access
-from kionga.auth import fresh_session_user
-from kionga.errors import APIError, api_error_response, invalid_field
+from kionga import api_request
+from kionga.errors import api_error_response, invalid_field
 from kionga.models import Role
 from kionga.openapi import ERRORS, ok
 from kionga.request_body import parse
-from runs import idempotency, node_records, read, start_stream, stream_open
+from runs import admission, idempotency, node_records, read, start_read, start_stream, stream_open
 from runs import openapi as doc
 from runs.cancel import do_cancel_run
-from runs.hot.start import check_throttles
 from runs.models import Run
 from runs.pooled import pooled
 from runs.serializers import StartRunSerializer
-from runs.sse import Opening, opening, run_event_stream
-from runs.start import StartRequest, do_start_run
+from runs.sse import Opening, run_event_stream
+from runs.start import StartRequest, start_target
 from runs.stream_access import rechecked
 from runs.stream_limits import BUDGET, counted
-from runs.stream_open import RECHECK
 
 IDEMPOTENCY = OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False)
 AFTER = OpenApiParameter("after", int, required=False, description="Events after this seq.")
@@ -48,26 +51,48 @@ AFTER = OpenApiParameter("after", int, required=False, description="Events after
                            "stream: `event: run` (the run, `url`, `events_url`) first, then "
                            "its events to the end, as `.../events` serves them.")
 @api_view(["GET", "POST"])
+@throttle_classes([admission.AtAdmission])
 @start_stream.negotiates_streams
 def runs(request: Request, design_id: uuid.UUID) -> Response | HttpResponseBase:
     if request.method == "GET":
         design = check_design_access(request.user, design_id)
         return Response({"runs": read.runs_of(design)})
-    design = check_design_access(request.user, design_id, Role.EDITOR)
-    start = StartRequest.of(parse(StartRunSerializer, request.data))
-    key = idempotency.check_key(request.headers.get("Idempotency-Key"))
     assert isinstance(request.user, User)
     user = request.user
+    try:
+        return _start(request, user, design_id)
+    except APIException:
+        admission.settle(request)  # DRF's throttles answer first, as on any route
+        raise
+
+
+def _start(request: Request, user: User, design_id: uuid.UUID) -> Response | HttpResponseBase:
+    # The body first for the one read (start_read), its refusal after the access check.
+    try:
+        start: StartRequest | None = StartRequest.of(parse(StartRunSerializer, request.data))
+        invalid: APIException | None = None
+    except APIException as exc:
+        start, invalid = None, exc
+    found = start_read.read_start(user, design_id, start.revision if start else None)
+    design = found.check_design()
+    if invalid is not None:
+        raise invalid
+    assert start is not None
+    key = idempotency.check_key(request.headers.get("Idempotency-Key"))
+    counting = admission.counting(request)
 
     def start_once() -> tuple[Run, bool]:
-        return idempotency.start_once(design.project, user, key, start.fingerprint(),
-                                      lambda: do_start_run(user, design, start))
+        run, replayed = idempotency.start_once(
+            design.project, user, key, start.fingerprint(),
+            lambda: start_target(user, found.check_target(design), start, counting))
+        admission.settle(request)  # a replay took no slot: its throttles count alone
+        return run, replayed
 
     if start_stream.wants_stream(request):  # start and follow in one request
         http = request._request
         return start_stream.start_and_stream(
             user, start_once, request.path,
-            lambda run_id: partial(pooled(_open_stream), http, design_id, run_id, RECHECK))
+            lambda run_id: partial(pooled(_recheck), http, design_id, run_id))
     run, replayed = start_once()
     return Response(run.to_dict(), status=200 if replayed else 201)
 
@@ -109,15 +134,16 @@ def events_page(request: Request, design_id: uuid.UUID, run_id: uuid.UUID) -> Re
 
 async def events(request: HttpRequest, design_id: uuid.UUID,
                  run_id: uuid.UUID) -> HttpResponseBase:
-    """JSON pages through DRF; `Accept: text/event-stream` streams without holding a thread.
+    """JSON pages through DRF; `Accept: text/event-stream` streams without holding a thread,
+    after the API's own authentication, permissions and throttles (kionga.api_request).
     A HEAD of the stream answers its headers (or its refusal) and takes no place."""
     # Other methods get DRF's answer (405, or 406 for this Accept), as on any route.
     streamed = request.method in ("GET", "HEAD")
     if not streamed or "text/event-stream" not in request.headers.get("Accept", ""):
         return await sync_to_async(events_page)(request, design_id, run_id)
-    last = read.parse_after(request.headers.get("Last-Event-ID") or request.GET.get("after"),
-                            strict=False)
     try:
+        last = read.parse_after(request.headers.get("Last-Event-ID")
+                                or request.GET.get("after"), strict=False)
         # The stream may last minutes: the connection goes back to the pool at once.
         user_id, found, start = await pooled(_open_stream)(request, design_id, run_id, last)
         if request.method == "HEAD":
@@ -127,7 +153,7 @@ async def events(request: HttpRequest, design_id: uuid.UUID,
         release = BUDGET.open(user_id)
     except APIException as exc:  # a 503 too when the database is away (runs.pooled)
         return api_error_response(exc)
-    check = partial(pooled(_open_stream), request, design_id, run_id, RECHECK)
+    check = partial(pooled(_recheck), request, design_id, run_id)
     response = start_stream.event_stream(
         counted(rechecked(run_event_stream(found, last, start), check), release))
     # A response never sent (the client left first) never runs its stream: give the
@@ -148,25 +174,34 @@ events.initkwargs = events_page.initkwargs  # type: ignore[attr-defined]
 
 def _open_stream(request: HttpRequest, design_id: uuid.UUID, run_id: uuid.UUID,
                  last: int | None) -> tuple[int, str, Opening]:
-    """(user ID, run ID, opening): the access check, the API's throttles and the stored
-    events, in one thread hop and one pooled connection; one query with a token
-    (runs.stream_open). `last` RECHECK: an open stream's re-check (runs.stream_access):
-    the access alone, nothing counted."""
-    header = request.headers.get("Authorization", "")
-    if header.lower().startswith("bearer "):
-        return stream_open.open_with_token(header[7:].strip(), design_id, run_id, last)
-    user = _authenticate(request)
-    if last is not RECHECK:
-        check_throttles(user)  # as DRF: after authentication, before the view
-    found = read.check_run_readable(user, design_id, run_id)
-    return user.pk, str(found.pk), (False, []) if last is None else opening(found, last)
+    """(user ID, run ID, opening): the API's authentication and throttles, the access
+    check and the stored events, in one thread hop and one pooled connection."""
+    user = api_request.authenticate(request)
+    found, start = stream_open.open_run(user, design_id, run_id, last)
+    return user.pk, found, start
 
 
-def _authenticate(request: HttpRequest) -> User:
-    session_user = fresh_session_user(request)
-    if isinstance(session_user, AnonymousUser) or not session_user.is_authenticated:
-        raise APIError(401, "not_authenticated", "Authentication credentials were not provided.")
-    return session_user
+def _recheck(request: HttpRequest, design_id: uuid.UUID, run_id: uuid.UUID) -> None:
+    """An open stream's re-check (runs.stream_access): the same authentication, on a
+    fresh read of the session (a sign-out, a changed password, a deactivated person end
+    it), and the access alone; nothing counted."""
+    user = api_request.authenticate(_fresh(request), count=False)
+    stream_open.open_run(user, design_id, run_id, stream_open.RECHECK)
+
+
+def _fresh(request: HttpRequest) -> HttpRequest:
+    """`request` with its session read from the session store now (as
+    AuthenticationMiddleware reads it), not its copy of the request's start."""
+    fresh = HttpRequest()
+    fresh.META, fresh.method, fresh.path = request.META, request.method, request.path
+    session: Any = getattr(request, "session", None)
+    if session is not None and session.session_key is not None:
+        fresh.session = import_module(settings.SESSION_ENGINE).SessionStore(session.session_key)
+    else:
+        fresh.session = import_module(settings.SESSION_ENGINE).SessionStore()
+    fresh.user = SimpleLazyObject(lambda: auth.get_user(fresh))  # type: ignore[assignment]
+    fresh._dont_enforce_csrf_checks = True  # type: ignore[attr-defined]  # a GET re-check
+    return fresh
 
 
 def _limit(raw: str | None) -> int:

@@ -51,3 +51,29 @@ def queued_tasks(client: redis.Redis) -> list[tuple[dict[str, Any], str]]:
 def start_url(design: Any) -> str:
     return f"/api/v1/agent-designs/{design.pk}/runs"
 
+
+
+def open_with_token(raw: str, design_id: Any, run_id: Any,
+                    after: int | None) -> tuple[int, str, Any]:
+    """What the events view does to open a stream for `Authorization: Bearer raw`: the
+    API's authentication and throttles (kionga.api_request), then runs.stream_open's
+    one read. (user ID, run ID, opening), or the APIException the view answers."""
+    from django.test import RequestFactory
+
+    from kionga import api_request
+    from runs import stream_open
+
+    request = RequestFactory().get("/", HTTP_AUTHORIZATION=f"Bearer {raw}")
+    user = api_request.authenticate(request)
+    found, opening = stream_open.open_run(user, design_id, run_id, after)
+    return user.pk, found, opening
+
+
+def start_with_token(raw: str, design_id: Any, body: dict[str, Any] | None = None) -> Any:
+    """POST …/runs with `Authorization: Bearer raw` through the API: its answer."""
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    return client.post(f"/api/v1/agent-designs/{design_id}/runs", body or {"input": "hello"},
+                       format="json")

@@ -2,12 +2,12 @@
 
 A private stack (gateway, internal listener, events) reaches the test database through
 a loopback proxy (tests/cuttable_proxy.py) that the test cuts as a stopped server
-would: connections dropped, new ones refused. While it is cut, the API (the hot routes
-ahead of Django and Django's own), the internal listener, the admin, an HTML page and
-/healthz answer 503 within KIONGA_DB_CONNECT_TIMEOUT and a little, with Retry-After:
-JSON in the error shape, HTML for pages. An open event stream ends cleanly; a new one
-is refused. Restored, everything answers as before, no process restarted; the
-ingester kept running and stores what arrived meanwhile.
+would: connections dropped, new ones refused. While it is cut, the API (a run start
+with and without an Idempotency-Key among its routes), the internal listener, the
+admin, an HTML page and /healthz answer 503 within KIONGA_DB_CONNECT_TIMEOUT and a
+little, with Retry-After: JSON in the error shape, HTML for pages. An open event
+stream ends cleanly; a new one is refused. Restored, everything answers as before, no
+process restarted; the ingester kept running and stores what arrived meanwhile.
 """
 
 from __future__ import annotations
@@ -142,8 +142,8 @@ def test_every_listener_answers_503_while_the_database_is_away(
 
     json_probes: dict[str, Probe] = {
         "api": lambda: public.get("/api/v1/me"),
-        "hot start": lambda: public.post(runs_url, json={"input": "x"}),
-        "django start": lambda: public.post(runs_url, json={"input": "x"},
+        "start": lambda: public.post(runs_url, json={"input": "x"}),
+        "keyed start": lambda: public.post(runs_url, json={"input": "x"},
                                             headers={"Idempotency-Key": f"k-{next(keys)}"}),
         "internal": lambda: internal.get("/api/v1/knowledge-bases"),
         "internal healthz": lambda: internal.get("/healthz"),
@@ -153,7 +153,7 @@ def test_every_listener_answers_503_while_the_database_is_away(
         "admin": lambda: ops.get("/admin/"),
         "approvals page": lambda: approver.get("/approvals/"),
     }
-    normal = {"api": 200, "hot start": 201, "django start": 201, "internal": 200,
+    normal = {"api": 200, "start": 201, "keyed start": 201, "internal": 200,
               "internal healthz": 200, "healthz": 200, "admin": 200, "approvals page": 200}
     probes = {**json_probes, **html_probes}
     assert statuses(probes) == normal
@@ -176,14 +176,14 @@ def test_an_open_stream_ends_cleanly_and_a_new_one_is_refused(
                              content_sha256="0" * 64)
     url = f"/api/v1/agent-designs/{design.pk}/runs/{run.pk}/events"
     follow = {"Accept": "text/event-stream"}
-    hot = gateway(stack, {"Authorization": f"Bearer {api.token_for(alice)}", **follow})
+    follower = gateway(stack, {"Authorization": f"Bearer {api.token_for(alice)}", **follow})
     canvas = gateway(stack, follow, cookies=session_cookie(alice))  # Django's own stream view
 
     def stream_status(client: httpx.Client) -> int:
         with client.stream("GET", url) as response:
             return response.status_code
 
-    with hot.stream("GET", url) as response:
+    with follower.stream("GET", url) as response:
         assert response.status_code == 200
         lines = response.iter_lines()
         assert next(lines) == "retry: 2000"
@@ -198,13 +198,13 @@ def test_an_open_stream_ends_cleanly_and_a_new_one_is_refused(
     assert time.monotonic() - began < ANSWER_BOUND
     assert rest == ["", ": database unavailable", ""]
 
-    for client in (hot, canvas):
+    for client in (follower, canvas):
         began = time.monotonic()
         assert_unavailable_json(client.get(url))
         assert time.monotonic() - began < ANSWER_BOUND
 
     postgres.restore()
-    eventually(lambda: stream_status(hot) == stream_status(canvas) == 200, 10,
+    eventually(lambda: stream_status(follower) == stream_status(canvas) == 200, 10,
                "streams did not open again")
 
 

@@ -18,7 +18,7 @@ from kionga import token_use
 from kionga.models import ApiToken, Membership, Project, Role, TokenUse
 from kionga.tokens import signed_in_user
 from runs.models import Run
-from runs.read import check_run_readable
+from runs.stream_open import open_run
 from tests.conftest import Api
 from tests.designs_helpers import make_design
 from tests.projects_helpers import bearer, made_token, members_url, signed_in
@@ -88,7 +88,7 @@ def test_every_membership_check_records_the_use(api: Api, acme: Project, alice: 
         f"/api/v1/agent-designs/{design.pk}").status_code == 200  # kionga.access rows
     by_stream = made_token(person, "stream reader")
     token = ApiToken.objects.get(pk=by_stream["id"])
-    assert check_run_readable(signed_in_user(token), design.pk, run.pk) == run
+    assert open_run(signed_in_user(token), design.pk, run.pk, None)[0] == str(run.pk)
     assert set(TokenUse.objects.filter(project=acme).values_list("token_id", flat=True)) == {
         by_design["id"], by_stream["id"]}
 

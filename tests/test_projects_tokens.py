@@ -13,7 +13,7 @@ from kionga.errors import APIError
 from kionga.models import ApiToken, AuditEvent, Membership, Project, Role
 from kionga.tokens import signed_in_user
 from runs.models import Run
-from runs.read import check_run_readable
+from runs.stream_open import open_run
 from tests.conftest import Api
 from tests.designs_helpers import make_design
 from tests.projects_helpers import bearer, members_url
@@ -98,13 +98,12 @@ def test_an_admin_revokes_a_tokens_access_to_the_project_only(
     design = make_design(alice, acme)
     run = Run.objects.create(project=acme, design=design, revision=1, content_sha256="x" * 64,
                              created_by=alice, status="completed")
-    # The SSE route's own lookup (runs.read.check_run_readable) honours it too; called
+    # The event stream's own read (runs.stream_open.open_run) honours it too; called
     # directly, as the stream hands its connection back (no transaction in this test).
     with pytest.raises(APIError):
-        check_run_readable(signed_in_user(ApiToken.objects.get(pk=made["id"])), design.pk,
-                           run.pk)
-    assert check_run_readable(signed_in_user(ApiToken.objects.filter(user=bob).exclude(
-        pk=made["id"]).first()), design.pk, run.pk) == run  # type: ignore[arg-type]
+        open_run(signed_in_user(ApiToken.objects.get(pk=made["id"])), design.pk, run.pk, None)
+    assert open_run(signed_in_user(ApiToken.objects.filter(user=bob).exclude(  # type: ignore[arg-type]
+        pk=made["id"]).first()), design.pk, run.pk, None)[0] == str(run.pk)
     api.assert_error(leaked.get(f"/api/v1/agent-designs/{design.pk}"), 404, "not_found")
     assert other.get(f"/api/v1/agent-designs/{design.pk}").status_code == 200
     assert [p["slug"] for p in leaked.get("/api/v1/me").json()["projects"]] == ["evil"]

@@ -9,7 +9,6 @@ import pytest
 import redis
 
 from runner import protocol
-from runs.hot.body import parse as hot_parse
 from runs.models import NodeRecord, Run
 from tests.conftest import Api
 from tests.designs_helpers import make_design
@@ -123,7 +122,3 @@ def test_a_version_run_reruns_from_a_design_run(api: Api, alice: Any, acme: Any,
     assert set(payload["reuse"]) == {"input", "prompt", "model"}
 
 
-def test_the_hot_path_leaves_a_rerun_to_django() -> None:
-    assert hot_parse(b'{"input": "x"}') is not None
-    assert hot_parse(b'{"from_run": "00000000-0000-0000-0000-000000000000", '
-                     b'"from_node": "model"}') is None

@@ -14,7 +14,7 @@ import pytest
 from django.db import OperationalError
 
 from kionga.errors import not_found
-from kionga.hot_http import LastChunk
+from kionga.stream_end import LastChunk
 from runs.stream_access import Check, rechecked
 
 

@@ -1,6 +1,7 @@
 """A run's event stream ends in the same write as its last event: the chunk with the
 terminal event is sent with the answer's end (one ASGI message, one write), so a
-client gets the ending and the end of the stream at once, not in two reads."""
+client gets the ending and the end of the stream at once, not in two reads
+(kionga.stream_end, around Django's own ASGI handler and its streamed responses)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,13 @@ from collections.abc import AsyncIterator, MutableMapping
 from typing import Any
 
 import redis
+from django.core.handlers.asgi import ASGIHandler
 
-from kionga.hot_http import LastChunk, answer_stream
+from kionga.stream_end import EndsWithLastChunk, LastChunk
 from runner import protocol
 from runs.event_keys import live_fields
 from runs.sse import run_event_stream
-from runs.start_stream import with_head
+from runs.start_stream import event_stream, with_head
 
 STARTED = {"seq": 0, "type": "run.started", "at": "2026-11-30T00:00:00+00:00"}
 COMPLETED = {"seq": 1, "type": "run.completed", "at": "2026-11-30T00:00:01+00:00",
@@ -33,8 +35,13 @@ def bodies(chunks: AsyncIterator[bytes]) -> list[tuple[bytes, bool]]:
         await asyncio.Event().wait()  # the client stays
         return {"type": "http.disconnect"}
 
-    asyncio.run(answer_stream(send, receive, 200, chunks))
-    return [(m["body"], m["more_body"]) for m in sent if m["type"] == "http.response.body"]
+    async def django(scope: Any, receive: Any, send: Any) -> None:
+        # What Django's handler does with the events view's answer.
+        await ASGIHandler().send_response(event_stream(chunks), send)
+
+    asyncio.run(EndsWithLastChunk(django)({"type": "http"}, receive, send))
+    return [(m.get("body", b""), m.get("more_body", False)) for m in sent
+            if m["type"] == "http.response.body"]
 
 
 def test_the_last_chunk_is_sent_with_the_end_of_the_answer() -> None:

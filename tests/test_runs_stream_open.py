@@ -1,7 +1,6 @@
-"""Opening an event stream with a token reads everything in one query
-(runs.stream_open): the same rules as the ORM path — a live token (401 otherwise), a
-run of that design in a project the token may reach (404 otherwise) — and the stored
-events after Last-Event-ID."""
+"""Opening an event stream with a token: the API's authentication (a live token, 401
+otherwise), then one query (runs.stream_open) for a run of that design in a project
+the token may reach (404 otherwise) and the stored events after Last-Event-ID."""
 
 from __future__ import annotations
 
@@ -12,13 +11,14 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
+from rest_framework.exceptions import APIException
 
-from kionga.errors import APIError
+from kionga.errors import describe
 from kionga.models import ApiToken, Project, TokenRevocation
 from kionga.tokens import create_token
 from runs.models import Run, RunEvent
-from runs.stream_open import open_with_token
 from tests.designs_helpers import make_design
+from tests.runs_helpers import open_with_token
 
 pytestmark = pytest.mark.django_db
 
@@ -38,9 +38,9 @@ def _design(run: Run) -> uuid.UUID:
 
 
 def _code(call: Any) -> tuple[int, str]:
-    with pytest.raises(APIError) as caught:
+    with pytest.raises(APIException) as caught:
         call()
-    return caught.value.status_code, caught.value.code
+    return caught.value.status_code, describe(caught.value)[0]
 
 
 def test_a_member_opens_with_the_stored_events_after_the_last_one(

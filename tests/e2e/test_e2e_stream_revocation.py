@@ -2,9 +2,8 @@
 its token revoked for the project or wholly (through a token it was made from), or its
 session's person removed from the project. The stream re-checks every
 KIONGA_STREAM_RECHECK_SECONDS (1 s on the end-to-end stack), keeps flowing while access
-remains, and ends with a comment naming the refusal. On the hot path (a bearer token)
-and on Django's (the same request with a cookie), for the events route and for the
-streamed start."""
+remains, and ends with a comment naming the refusal. For the events route and for the
+streamed start, with or without a cookie beside the token."""
 
 from __future__ import annotations
 
@@ -26,7 +25,7 @@ from tests.stack import Stack
 pytestmark = pytest.mark.django_db(transaction=True)
 
 SSE = {"Accept": "text/event-stream"}
-PATHS = {"hot": {}, "django": {"Cookie": "to=django"}}
+PATHS = {"token": {}, "token and a cookie": {"Cookie": "theme=dark"}}
 # How long a stream may outlive its access: the interval, plus room for a busy machine.
 ENDS_WITHIN = 1 + 4.0
 

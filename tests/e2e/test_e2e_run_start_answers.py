@@ -1,8 +1,8 @@
-"""The hot routes (runs.hot) answer as Django's path does, through the real gateway.
-
-The same request with a cookie goes to Django (runs.hot.asgi.match leaves cookie
-requests alone), so each case is asked twice and the answers compared: status, error
-body, and the headers a client or a browser relies on."""
+"""A run start answers the same refusals whether it asks for JSON (Django's WSGI
+handler in a worker thread) or for the run's stream (`Accept: text/event-stream`,
+Django's ASGI handler), through the real gateway: each case is asked both ways and
+the answers compared: status, error body, and the headers a client or a browser
+relies on. A stream is followed alike with or without a cookie beside the token."""
 
 from typing import Any
 
@@ -18,24 +18,25 @@ from tests.stack import Stack
 pytestmark = pytest.mark.django_db(transaction=True)
 
 SSE = {"Accept": "text/event-stream"}
-TO_DJANGO = {"Cookie": "to=django"}
+COOKIE = {"Cookie": "theme=dark"}
 SAME_HEADERS = ("content-type", "content-security-policy", "x-content-type-options",
                 "x-frame-options", "referrer-policy", "cross-origin-opener-policy",
                 "www-authenticate", "retry-after")
 
 
 def both(client: httpx.Client, method: str, url: str, **kwargs: Any) -> list[httpx.Response]:
+    """The request as JSON and as a stream (a refusal is JSON either way)."""
     headers = kwargs.pop("headers", {})
     return [client.request(method, url, headers={**headers, **extra}, **kwargs)
-            for extra in ({}, TO_DJANGO)]
+            for extra in ({}, SSE)]
 
 
-def assert_alike(hot: httpx.Response, django: httpx.Response) -> None:
-    assert hot.status_code == django.status_code, (hot.text, django.text)
+def assert_alike(plain: httpx.Response, streamed: httpx.Response) -> None:
+    assert plain.status_code == streamed.status_code, (plain.text, streamed.text)
     for name in SAME_HEADERS:
-        assert hot.headers.get(name) == django.headers.get(name), name
-    if hot.status_code >= 400:
-        assert hot.json() == django.json()
+        assert plain.headers.get(name) == streamed.headers.get(name), name
+    if plain.status_code >= 400:
+        assert plain.json() == streamed.json()
 
 
 def test_refusals_are_the_same(stack: Stack, api: Api, alice: Any, bob: Any, mallory: Any,
@@ -55,10 +56,9 @@ def test_refusals_are_the_same(stack: Stack, api: Api, alice: Any, bob: Any, mal
     ]
     seen = set()
     for client, where, body in cases:
-        for accept in ({}, SSE):
-            hot, django = both(client, "POST", where, json=body, headers=accept)
-            assert_alike(hot, django)
-            seen.add(hot.status_code)
+        plain, streamed = both(client, "POST", where, json=body)
+        assert_alike(plain, streamed)
+        seen.add(plain.status_code)
     assert seen == {400, 401, 403, 404, 422}
 
 
@@ -68,10 +68,10 @@ def test_a_token_revoked_for_the_project_is_refused_alike(stack: Stack, api: Api
     owner = Http(stack, raw)
     design_id = owner.create_design(acme.pk, TEMPLATES[2]["graph"])
     TokenRevocation.objects.create(token=ApiToken.objects.get(prefix=raw[:8]), project=acme)
-    hot, django = both(owner.client, "POST", f"/api/v1/agent-designs/{design_id}/runs",
-                       json={"input": "hi"})
-    assert_alike(hot, django)
-    assert hot.status_code == 404
+    plain, streamed = both(owner.client, "POST", f"/api/v1/agent-designs/{design_id}/runs",
+                           json={"input": "hi"})
+    assert_alike(plain, streamed)
+    assert plain.status_code == 404
 
 
 def test_a_token_made_from_one_revoked_for_the_project_is_refused_alike(
@@ -93,28 +93,25 @@ def test_a_token_made_from_one_revoked_for_the_project_is_refused_alike(
         child = Http(stack, made.json()["token"]).client
         for method, url, extra in (
                 ("POST", f"/api/v1/agent-designs/{design_id}/runs", {"json": {"input": "hi"}}),
-                ("POST", f"/api/v1/agent-designs/{design_id}/runs",
-                 {"json": {"input": "hi"}, "headers": SSE}),
-                ("GET", f"/api/v1/agent-designs/{design_id}/runs/{run_id}/events",
-                 {"headers": SSE})):
-            hot, django = both(child, method, url, **extra)
-            assert_alike(hot, django)
-            assert hot.status_code == 404
+                ("GET", f"/api/v1/agent-designs/{design_id}/runs/{run_id}/events", {})):
+            plain, streamed = both(child, method, url, **extra)
+            assert_alike(plain, streamed)
+            assert plain.status_code == 404
 
 
-def test_started_runs_answer_alike(stack: Stack, api: Api, alice: Any, acme: Any) -> None:
+def test_started_runs_are_followed_alike(stack: Stack, api: Api, alice: Any,
+                                        acme: Any) -> None:
     owner = Http(stack, api.token_for(alice))
     design_id = owner.create_design(acme.pk, TEMPLATES[2]["graph"])
-    hot, django = both(owner.client, "POST", f"/api/v1/agent-designs/{design_id}/runs",
-                       json={"input": "hi"})
-    assert_alike(hot, django)
-    assert hot.status_code == 201
-    assert set(hot.json()) == set(django.json())
-    assert hot.json()["status"] == "queued" and hot.json()["input"] == "hi"
-    for answer in (hot, django):  # both run to the end, followed on either path
+    answers = [owner.client.post(f"/api/v1/agent-designs/{design_id}/runs",
+                                 json={"input": "hi"}, headers=extra) for extra in ({}, COOKIE)]
+    assert [a.status_code for a in answers] == [201, 201]
+    assert set(answers[0].json()) == set(answers[1].json())
+    assert answers[0].json()["status"] == "queued" and answers[0].json()["input"] == "hi"
+    for answer in answers:  # both run to the end, followed with and without a cookie
         events_url = f"/api/v1/agent-designs/{design_id}/runs/{answer.json()['id']}/events"
         streams = []
-        for extra in ({}, TO_DJANGO):
+        for extra in ({}, COOKIE):
             with owner.client.stream("GET", events_url, headers={**SSE, **extra}) as stream:
                 assert stream.status_code == 200
                 assert stream.headers["content-type"].startswith("text/event-stream")
@@ -132,12 +129,12 @@ def test_stream_refusals_are_the_same(stack: Stack, api: Api, alice: Any, mallor
     url = f"/api/v1/agent-designs/{design_id}/runs/{run_id}/events"
     for client in (Http(stack, api.token_for(mallory)).client,
                    Http(stack, "kio_" + "z" * 43).client):
-        hot, django = both(client, "GET", url, headers=SSE)
-        assert_alike(hot, django)
-        assert hot.status_code in (401, 404)
+        plain, streamed = both(client, "GET", url)
+        assert_alike(plain, streamed)
+        assert plain.status_code in (401, 404)
 
 
-def test_unusual_requests_are_djangos(stack: Stack, api: Api, alice: Any, acme: Any) -> None:
+def test_unusual_starts(stack: Stack, api: Api, alice: Any, acme: Any) -> None:
     owner = Http(stack, api.token_for(alice))
     design_id = owner.create_design(acme.pk, TEMPLATES[2]["graph"])
     url = f"/api/v1/agent-designs/{design_id}/runs"
@@ -151,3 +148,15 @@ def test_unusual_requests_are_djangos(stack: Stack, api: Api, alice: Any, acme: 
     not_json = owner.client.post(url, content=b"input=hi",
                                  headers={"Content-Type": "application/x-www-form-urlencoded"})
     assert not_json.status_code == 415
+    jsonx = owner.client.post(url, content=b'{"input": "hi"}',
+                              headers={"Content-Type": "application/jsonx", **SSE})
+    assert jsonx.status_code == 415
+    nul = owner.client.post(url + "?x=%00", json={"input": "hi"}, headers=SSE)
+    assert nul.status_code == 400, nul.text
+    # A header name with an underscore is no header (as Django's ASGI handler and
+    # proxies drop it): not an Idempotency-Key, whichever handler serves the start.
+    underscore = {"Idempotency_Key": "same-start-2"}
+    twice = [owner.client.post(url, json={"input": "hi"}, headers=underscore)
+             for _ in range(2)]
+    assert [a.status_code for a in twice] == [201, 201]
+    assert twice[0].json()["id"] != twice[1].json()["id"]

@@ -1,6 +1,7 @@
-"""The hot routes' one query (runs.hot.start, runs.stream_open) refuses a token made
-from one a project admin revoked for the project, whether it was made before or after
-the revocation: the revocation is written on every token made from the revoked one."""
+"""Starting and following runs refuses a token made from one a project admin revoked
+for the project, whether it was made before or after the revocation: the revocation
+is written on every token made from the revoked one (runs.start_read and
+runs.stream_open read it with the design or the run)."""
 
 from __future__ import annotations
 
@@ -13,19 +14,13 @@ from rest_framework.exceptions import APIException
 
 from kionga.models import Project
 from kionga.tokens import create_token
-from runs.hot.start import start_with_token
 from runs.models import Run
-from runs.start import StartRequest
-from runs.stream_open import open_with_token
 from tests.conftest import Api
 from tests.designs_helpers import make_design
 from tests.projects_helpers import MY_TOKENS, bearer, made_token
-from tests.runs_helpers import queued_tasks
+from tests.runs_helpers import open_with_token, queued_tasks, start_with_token
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("runner_configured")]
-
-HELLO = StartRequest("hello", None, None, False, None, None)
-
 
 def _status(call: Any) -> int:
     with pytest.raises(APIException) as caught:
@@ -51,14 +46,14 @@ def test_children_of_a_token_revoked_for_the_project_are_refused(
         f"/api/v1/projects/{acme.pk}/tokens/{leaked.pk}").status_code == 204
     after = _child(raw_leaked, "after")
     for raw in (before, grandchild, after):
-        assert _status(lambda raw=raw: start_with_token(raw, design.pk, HELLO, False)) == 404
+        assert start_with_token(raw, design.pk).status_code == 404
         assert _status(lambda raw=raw: open_with_token(raw, design.pk, run.pk, -1)) == 404
     assert Run.objects.count() == 1 and not queued_tasks(rds)
     # carol's unrelated token still starts runs and reads them there.
     other = create_token(carol, "other")[1]
     assert open_with_token(other, design.pk, run.pk, -1)[0] == carol.pk
-    started, _release = start_with_token(other, design.pk, HELLO, False)
-    assert started.created_by_id == carol.pk
+    started = start_with_token(other, design.pk)
+    assert Run.objects.get(pk=started.json()["id"]).created_by_id == carol.pk
 
 
 def test_children_of_a_revoked_token_are_dead(carol: User, alice: User,
@@ -67,4 +62,4 @@ def test_children_of_a_revoked_token_are_dead(carol: User, alice: User,
     root, raw_root = create_token(carol, "root")
     child = _child(raw_root, "child")
     assert bearer(raw_root).delete(f"{MY_TOKENS}/{root.pk}").status_code == 204
-    assert _status(lambda: start_with_token(child, design.pk, HELLO, False)) == 401
+    assert start_with_token(child, design.pk).status_code == 401
