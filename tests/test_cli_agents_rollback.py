@@ -1,7 +1,8 @@
-"""`kionga agents rollback AGENT_ID` against the real gateway (Django's live server on
-loopback) and a loopback Kubernetes API: the agent back on the version it ran before,
-said in a sentence or as the kionga/1 envelope; nothing to roll back to is
-NO_PREVIOUS_VERSION (exit 8); another tenant's agent is AGENT_NOT_FOUND (exit 7)."""
+"""`kionga agents rollback AGENT_ID` and the MCP tool `agents_rollback` against the real
+gateway (Django's live server on loopback) and a loopback Kubernetes API: the agent back
+on the version it ran before, said in a sentence or as the kionga/1 envelope; nothing to
+roll back to is NO_PREVIOUS_VERSION (exit 8); another tenant's agent is AGENT_NOT_FOUND
+(exit 7); the MCP tool acts only when its previewed call is confirmed."""
 
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ from deployments.models import Agent
 from kionga.models import Project
 from kionga.tokens import issue_token
 from kionga_client.cli import cli
+from kionga_client.confirmations import Confirmations
+from kionga_client.gateway import Settings
+from kionga_client.mcp_server import call_tool
 from tests.deploy_helpers import deploy_url
 from tests.k8s_peer import Peer
 from tests.test_deployments_rollback import two_versions
@@ -58,3 +62,21 @@ def test_it_says_why_it_cannot(live_server: Any, api: Any, carol: User, mallory:
     assert hidden.exit_code == 7
     assert json.loads(hidden.output)["error"]["code"] == "AGENT_NOT_FOUND"
     assert Agent.objects.get(pk=agent["id"]).version_id == version.pk
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_mcp_tool_rolls_back_once_confirmed(live_server: Any, api: Any, carol: User,
+                                                acme: Project, cluster: Peer) -> None:
+    v1, v2, agent_id = two_versions(api, carol, acme)
+    settings = Settings(url=live_server.url, token=issue_token(carol, name="mcp"))
+    confirmations = Confirmations()
+    preview = call_tool(settings, confirmations, "agents_rollback", {"agent_id": agent_id})
+    assert preview["error"]["code"] == "CONFIRMATION_REQUIRED"
+    assert preview["data"]["preview"]["version"] == 2
+    assert Agent.objects.get(pk=agent_id).version_id == v2.pk
+    done = call_tool(settings, confirmations, "agents_rollback", {
+        "agent_id": agent_id, "confirm": True,
+        "confirmation_token": preview["data"]["confirmation_token"]})
+    assert done["ok"] and done["data"]["version"] == 1, done
+    assert schema_errors("cli-envelope.v1", done) == []
+    assert Agent.objects.get(pk=agent_id).version_id == v1.pk
