@@ -1,10 +1,13 @@
 """POST agents/{id}/rollback against a loopback Kubernetes API (tests/k8s_peer.py): the
 agent back on the version it ran before, with that rollout's settings, after its stored
 artifact is checked against the hash recorded at publish; 409 when there is nothing to
-roll back to or the artifact was changed; editors only; audited."""
+roll back to or the artifact was changed; editors only; audited; the local runtime
+gets the earlier artifact too."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -119,3 +122,17 @@ def test_it_refuses_viewers_and_hides_other_tenants(
     api.assert_error(api.client_for(bob).post(rollback_url(agent_id)), 403, "forbidden")
     api.assert_error(api.client_for(mallory).post(rollback_url(agent_id)), 404, "not_found")
     assert Agent.objects.get(pk=agent_id).version_id == v2.pk
+
+
+def test_it_rolls_back_on_the_local_runtime(api: Any, carol: User, acme: Project,
+                                            settings: Any, tmp_path: Path) -> None:
+    settings.KIONGA_NATIVE_AGENT_IMAGE, settings.KIONGA_LOCAL_AGENTS_DIR = "", str(tmp_path)
+    v1, v2, agent_id = two_versions(api, carol, acme)
+    folder = tmp_path / Agent.objects.get(pk=agent_id).name
+    assert json.loads((folder / "artifact.json").read_text()) == v2.artifact
+    credential, port = (folder / "credential").read_text(), (folder / "port").read_text()
+    response = api.client_for(carol).post(rollback_url(agent_id))
+    assert response.status_code == 200, response.content
+    assert json.loads((folder / "artifact.json").read_text()) == v1.artifact
+    assert (folder / "credential").read_text() == credential
+    assert (folder / "port").read_text() == port
