@@ -1,7 +1,9 @@
 """Admin for ops staff: deployed agents with their rollout timelines, and their credentials.
 
 Read-only: an agent changes by deploying (the API re-checks resources and the quality
-gate). The actions are revoking credentials and callers' API keys, audited. The
+gate) or by rolling back to the version it ran before (the same action as the API's,
+hash-verified). The actions are that rollback and revoking credentials and callers' API
+keys, audited. The
 operations dashboard and the agent's turns are linked by URL (operations and runs sit
 above deployments).
 """
@@ -21,8 +23,10 @@ from django.utils.html import format_html, format_html_join
 
 from deployments.api_keys import do_revoke_key
 from deployments.models import Agent, AgentApiKey, AgentCredential, Rollout
+from deployments.rollback import do_rollback
 from kionga import audit
 from kionga.admin import ReadOnlyAdmin
+from kionga.errors import APIError
 
 
 def _links(agent: Agent) -> str:
@@ -44,6 +48,19 @@ class AgentAdmin(ReadOnlyAdmin):
               "created_at", "updated_at", "links", "credentials", "rollout_timeline"]
     readonly_fields = ["version_number", "settings_json", "links", "credentials",
                        "rollout_timeline"]
+    actions = ["rollback"]
+
+    @admin.action(description="Roll the selected agents back to the version they ran before")
+    def rollback(self, request: HttpRequest, queryset: QuerySet[Agent]) -> None:
+        assert isinstance(request.user, User)
+        for agent in queryset.select_related("version", "project"):
+            try:
+                rolled = do_rollback(request.user, agent)
+            except APIError as exc:
+                self.message_user(request, f"{agent.name}: {exc.message}", messages.ERROR)
+            else:
+                self.message_user(request, f"{agent.name} rolled back to version "
+                                  f"{rolled.version.number}.", messages.SUCCESS)
 
     @admin.display(description="Version")
     def version_number(self, agent: Agent) -> int:
@@ -69,15 +86,15 @@ class AgentAdmin(ReadOnlyAdmin):
         rollouts = (Rollout.objects.filter(agent=agent).select_related("version", "deployed_by")
                     .order_by("-deployed_at", "-id")[:100])
         rows = format_html_join(
-            "", "<tr><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td>"
+            "", "<tr><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td>"
                 "<td><code>{}</code></td></tr>",
-            ((r.deployed_at.strftime("%Y-%m-%d %H:%M:%S"), r.version.number,
+            ((r.deployed_at.strftime("%Y-%m-%d %H:%M:%S"), r.action, r.version.number,
               r.version.content_sha256[:12],
               r.deployed_by.get_username() if r.deployed_by else "—",
               json.dumps(r.settings, sort_keys=True)) for r in rollouts))
         return format_html(
-            "<table><thead><tr><th>Deployed</th><th>Version</th><th>Hash</th><th>By</th>"
-            "<th>Settings</th></tr></thead><tbody>{}</tbody></table>", rows)
+            "<table><thead><tr><th>Deployed</th><th>Action</th><th>Version</th><th>Hash</th>"
+            "<th>By</th><th>Settings</th></tr></thead><tbody>{}</tbody></table>", rows)
 
 
 @admin.register(AgentCredential)

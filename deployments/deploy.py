@@ -72,20 +72,27 @@ def check_evaluation(version: Version) -> None:
 
 
 def do_deploy(user: User, version: Version, request: DeployRequest) -> tuple[Agent, bool]:
-    check_pod_limits(request.resources)
-    check_version_resources(version)
-    if request.require_evaluation:
-        check_evaluation(version)
-    runtime = cluster.check_cluster()
     settings_doc = {"autoscaling": request.autoscaling, "resources": request.resources,
                     "require_evaluation": request.require_evaluation}
+    return roll_out(user, version, settings_doc, Rollout.Action.DEPLOY)
+
+
+def roll_out(user: User, version: Version, settings_doc: dict[str, Any],
+             action: str) -> tuple[Agent, bool]:
+    """Every check of a deploy, then the transaction: the one way an agent changes version
+    (a deploy, a rollback)."""
+    check_pod_limits(settings_doc["resources"])
+    check_version_resources(version)
+    if settings_doc.get("require_evaluation"):
+        check_evaluation(version)
+    runtime = cluster.check_cluster()
+    autoscaling, resources = settings_doc["autoscaling"], settings_doc["resources"]
     with transaction.atomic():
         # One deploy per project at a time: the design's one agent and the project's
         # ceilings are both decided under this lock.
         Project.objects.select_for_update().filter(pk=version.project_id).first()
         agent = Agent.objects.filter(design_id=version.design_id).first()
-        check_project_ceilings(version.project, agent,
-                               footprint(request.autoscaling, request.resources))
+        check_project_ceilings(version.project, agent, footprint(autoscaling, resources))
         created = agent is None
         if agent is None:
             agent_id = uuid.uuid4()
@@ -97,15 +104,17 @@ def do_deploy(user: User, version: Version, request: DeployRequest) -> tuple[Age
             agent.version, agent.settings = version, settings_doc
             agent.save(update_fields=["version", "settings", "updated_at"])
         Rollout.objects.create(agent=agent, version=version, settings=settings_doc,
-                               deployed_by=user)
+                               deployed_by=user, action=action)
         credential = issue_credential(agent) if created else None
         runtime.apply(objects.render(objects.AgentSpec(
             name=agent.name, namespace=runtime.namespace, image=runtime.image,
-            artifact=version.artifact, autoscaling=request.autoscaling,
-            resources=request.resources, gateway_url=settings.KIONGA_AGENT_GATEWAY_URL,
+            artifact=version.artifact, autoscaling=autoscaling,
+            resources=resources, gateway_url=settings.KIONGA_AGENT_GATEWAY_URL,
             gateway_namespace=settings.KIONGA_GATEWAY_NAMESPACE, credential=credential)))
-        audit.record("agent.deployed", project=version.project, actor=user,
+        audit.record("agent.deployed" if action == Rollout.Action.DEPLOY else "agent.rolled_back",
+                     project=version.project, actor=user,
                      target_type="agent", target_id=agent.pk,
                      details={"version_id": str(version.pk), "version": version.number,
+                              "content_sha256": version.content_sha256,
                               "created": created, **settings_doc})
     return agent, created

@@ -53,11 +53,17 @@ class Agent(models.Model):
 
 
 class Rollout(models.Model):
-    """One deploy of a version to an agent (inserted, never updated)."""
+    """One deploy of a version to an agent (inserted, never updated): a deploy, or a
+    rollback to the version the agent ran before (deployments/rollback.py)."""
+
+    class Action(models.TextChoices):
+        DEPLOY = "deploy"
+        ROLLBACK = "rollback"
 
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="rollouts")
     version = models.ForeignKey(Version, on_delete=models.PROTECT, related_name="rollouts")
     settings = models.JSONField(default=dict)
+    action = models.CharField(max_length=16, choices=Action.choices, default=Action.DEPLOY)
     deployed_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True,
                                     on_delete=models.SET_NULL, related_name="+")
     deployed_at = models.DateTimeField(auto_now_add=True)
@@ -73,6 +79,8 @@ class Rollout(models.Model):
         return {
             "version_id": str(self.version_id),
             "version": self.version.number,
+            "content_sha256": self.version.content_sha256,
+            "action": self.action,
             "settings": self.settings,
             "deployed_by": self.deployed_by.get_username() if self.deployed_by else None,
             "deployed_at": self.deployed_at.isoformat(),

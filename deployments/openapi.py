@@ -16,6 +16,7 @@ SETTINGS: dict[str, Any] = obj({
 })
 ROLLOUT: dict[str, Any] = obj({
     "version_id": {"type": "string", "format": "uuid"}, "version": {"type": "integer"},
+    "content_sha256": _STR, "action": {"type": "string", "enum": ["deploy", "rollback"]},
     "settings": SETTINGS, "deployed_by": {"type": ["string", "null"]},
     "deployed_at": {"type": "string", "format": "date-time"},
 })

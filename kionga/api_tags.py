@@ -101,6 +101,7 @@ _GROUPS: Final[dict[str, dict[str, str]]] = {
         "deploy_version": "Deploy a version as an agent",
         "list_agents": "List deployed agents",
         "get_agent": "Read an agent with its rollouts",
+        "rollback_agent": "Roll an agent back to the version it ran before",
         "list_agent_api_keys": "List an agent's API keys (never the keys)",
         "create_agent_api_key": "Create an API key for calling an agent (shown once)",
         "revoke_agent_api_key": "Revoke an agent's API key at once",

@@ -420,6 +420,27 @@ def versions_list(gw: Gateway, out: Out, design_id: str) -> ops.Result:
 
 
 @cli.group()
+def agents() -> None:
+    """Deployed agents: list, roll back."""
+
+
+@agents.command("list")
+@click.option("--project", type=int, help="Only this project's agents.")
+@common("agents list")
+def agents_list(gw: Gateway, out: Out, project: int | None) -> ops.Result:
+    """Deployed agents of your projects."""
+    return ops.agents_list(gw, project_id=project)
+
+
+@agents.command("rollback")
+@click.argument("agent_id")
+@common("agents rollback")
+def agents_rollback(gw: Gateway, out: Out, agent_id: str) -> ops.Result:
+    """Roll an agent back to the version it ran before (editors; hash-verified)."""
+    return ops.agent_rollback(gw, agent_id)
+
+
+@cli.group()
 def approvals() -> None:
     """Approval requests (agents may read, never decide)."""
 

@@ -36,6 +36,7 @@ CODES: dict[str, tuple[int, bool, str]] = {
     "APPROVAL_NOT_FOUND": (7, False, "List approvals with `kionga approvals list`."),
     "EVALUATION_NOT_FOUND": (7, False, "Check the evaluation_id: `kionga evaluate ID` "
                                        "prints the one it starts."),
+    "AGENT_NOT_FOUND": (7, False, "List agents with `kionga agents list`."),
     "TEMPLATE_NOT_FOUND": (7, False, "List templates with `kionga templates list`."),
     "NOT_FOUND": (7, False, "Check the id."),
     "AT_CAPACITY": (8, True, "The runner or your project's share is full; retry in a few "
@@ -48,6 +49,10 @@ CODES: dict[str, tuple[int, bool, str]] = {
                                  "and retry with its revision."),
     "FORBIDDEN": (8, False, "Your role in this project does not allow it."),
     "RUN_NOT_ACTIVE": (8, False, "The run has already ended."),
+    "NO_PREVIOUS_VERSION": (8, False, "The agent has only ever run this version; deploy "
+                            "another version instead."),
+    "HASH_MISMATCH": (8, False, "The stored version does not match its published hash; "
+                      "tell the operators, do not retry."),
     "GATEWAY_ERROR": (6, True, "The gateway answered with an error; retry later."),
     "INTERRUPTED": (130, False, "Interrupted."),
 }

@@ -33,6 +33,7 @@ _BY_CODE: dict[str, str] = {
     "payload_too_large": "GRAPH_INVALID", "invalid_request": "USAGE",
     "invalid_json": "USAGE", "idempotency_mismatch": "USAGE",
     "idempotency_in_progress": "AT_CAPACITY", "approval_not_pending": "FORBIDDEN",
+    "no_previous_version": "NO_PREVIOUS_VERSION", "hash_mismatch": "HASH_MISMATCH",
 }
 
 

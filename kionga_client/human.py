@@ -174,6 +174,7 @@ LISTS: dict[str, tuple[str, list[str]]] = {
     "approvals list": ("approvals", ["id", "run_id", "design_name", "node_id", "message",
                                      "expires_at"]),
     "runs events": ("events", ["seq", "type", "node_id", "at", "preview"]),
+    "agents list": ("agents", ["id", "name", "version", "project_id", "updated_at"]),
 }
 RUN_COLUMNS = ["id", "status", "started", "duration", "error"]
 
@@ -280,12 +281,19 @@ def show_publish(out: Out, data: dict[str, Any]) -> None:
     out.say(f"Run it: kionga run {data['design_id']} --version {number}")
 
 
+def show_rollback(out: Out, data: dict[str, Any]) -> None:
+    sha = data["rollouts"][0]["content_sha256"] if data.get("rollouts") else ""
+    out.say(f"Agent {data['name']} rolled back to version {data['version']} "
+            f"(sha256 {sha[:12]}…).")
+
+
 SUMMARIES: dict[str, Callable[[Out, dict[str, Any]], None]] = {
     "runs list": show_runs,
     "designs create": show_design("Created"),
     "designs update": show_design("Saved"),
     "evaluate": show_evaluation,
     "publish": show_publish,
+    "agents rollback": show_rollback,
 }
 
 

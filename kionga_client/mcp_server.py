@@ -120,6 +120,13 @@ def _cancel_preview(gw: Gateway, a: Args) -> dict[str, Any]:
             "will": f"cancel run {run['run_id']} ({run['status']})"}
 
 
+def _rollback_preview(gw: Gateway, a: Args) -> dict[str, Any]:
+    agent = gw.request("GET", f"/agents/{a['agent_id']}", not_found="AGENT_NOT_FOUND")
+    return {"agent_id": agent["id"], "name": agent["name"], "version": agent["version"],
+            "will": f"roll agent {agent['name']} back from version {agent['version']} to "
+                    "the version it ran before"}
+
+
 TOOLS: list[ToolSpec] = [
     ToolSpec("capabilities", "Version, your projects, component registry, conversions, "
              "condition operators and the gateway's features.", {}, (),
@@ -157,6 +164,8 @@ TOOLS: list[ToolSpec] = [
              lambda gw, a: ops.approvals_list(gw, status=a.get("status", "pending"),
                                               project_id=a.get("project_id"),
                                               run_id=a.get("run_id"), limit=a.get("limit"))),
+    ToolSpec("agents_list", "Deployed agents of your projects.", {"project_id": INT}, (),
+             lambda gw, a: ops.agents_list(gw, a.get("project_id"))),
     ToolSpec("designs_create", "Create a design from a template id or a graph.",
              {"template": STR, "graph": {"type": "object"}, "name": STR, "project_id": INT,
               "require_evaluation": BOOL},
@@ -198,6 +207,10 @@ TOOLS: list[ToolSpec] = [
                  gw, a["design_id"], revision=a.get("revision"), notes=a.get("notes", ""),
                  evaluation_id=a.get("evaluation_id")),
              side_effect=True, preview=_previewed("publish design {design_id}")),
+    ToolSpec("agents_rollback", "Roll a deployed agent back to the version it ran before "
+             "(the gateway verifies that version's hash).", {"agent_id": STR}, ("agent_id",),
+             lambda gw, a: ops.agent_rollback(gw, a["agent_id"]),
+             side_effect=True, destructive=True, preview=_rollback_preview),
 ]
 BY_NAME = {spec.name: spec for spec in TOOLS}
 RESOURCES = [

@@ -576,6 +576,19 @@ def run_cancel(gw: Gateway, run_id: str, design_id: str | None = None) -> Result
     return Result(_run_data(run))
 
 
+# --- deployed agents ----------------------------------------------------------------------
+
+def agents_list(gw: Gateway, project_id: int | None = None) -> Result:
+    return Result({"agents": gw.request("GET", "/agents",
+                                        params={"project_id": project_id})["agents"]})
+
+
+def agent_rollback(gw: Gateway, agent_id: str) -> Result:
+    """The agent back on the version it ran before (the gateway verifies its hash)."""
+    agent = gw.request("POST", f"/agents/{agent_id}/rollback", not_found="AGENT_NOT_FOUND")
+    return Result({**agent, "agent_id": agent["id"]})
+
+
 # --- approvals --------------------------------------------------------------------------
 
 def approvals_list(gw: Gateway, *, status: str | None = "pending",

@@ -64,6 +64,49 @@ describe("Lifecycle (test & publish)", () => {
     expect(sent.body).toEqual({ revision: 3, notes: "", evaluation_id: "e1234567-0000-0000-0000-000000000000" });
   });
 
+  it("rolls the design's agent back and says to which version", async () => {
+    const at = "2026-12-01T10:00:00Z";
+    const versions = [
+      { id: "v2", number: 2, content_sha256: "b".repeat(64), created_at: at,
+        deployments: [{ agent_id: "a1", agent_name: "agent-1", current: true }] },
+      { id: "v1", number: 1, content_sha256: "a".repeat(64), created_at: at,
+        deployments: [{ agent_id: "a1", agent_name: "agent-1", current: false }] },
+    ];
+    const calls = serve({
+      ...reads(null), [`GET ${base}/versions`]: [200, { versions }],
+      ["POST /api/v1/agents/a1/rollback"]: [200, { id: "a1", name: "agent-1", version: 1,
+                                                   rollouts: [{ content_sha256: "a".repeat(64) }] }],
+    });
+    render(<Lifecycle design={design} dirty={false} canEdit={true} />);
+    fireEvent.click(await screen.findByRole("button", { name: "Roll back agent-1" }));
+    expect((await screen.findByTestId("lifecycle-answer")).textContent)
+      .toContain("Agent agent-1 now runs version 1 again (behaviour aaaaaaaaaaaa, hash verified).");
+    expect(calls.filter((c) => c.method === "POST").map((c) => c.url))
+      .toEqual(["/api/v1/agents/a1/rollback"]);
+  });
+
+  it("shows a refused rollback and offers none to viewers", async () => {
+    const at = "2026-12-01T10:00:00Z";
+    const versions = [
+      { id: "v2", number: 2, content_sha256: "b".repeat(64), created_at: at,
+        deployments: [{ agent_id: "a1", agent_name: "agent-1", current: true }] },
+      { id: "v1", number: 1, content_sha256: "a".repeat(64), created_at: at,
+        deployments: [{ agent_id: "a1", agent_name: "agent-1", current: false }] },
+    ];
+    serve({
+      ...reads(null), [`GET ${base}/versions`]: [200, { versions }],
+      ["POST /api/v1/agents/a1/rollback"]: [409, { error: { code: "hash_mismatch",
+        message: "Version 1's stored artifact does not hash to the content_sha256.", details: {} } }],
+    });
+    render(<Lifecycle design={design} dirty={false} canEdit={true} />);
+    fireEvent.click(await screen.findByRole("button", { name: "Roll back agent-1" }));
+    expect((await screen.findByTestId("lifecycle-answer")).textContent).toContain("409 hash_mismatch");
+    cleanup();
+    render(<Lifecycle design={design} dirty={false} canEdit={false} />);
+    await screen.findAllByText(/deployed: agent-1/);
+    expect(screen.queryByRole("button", { name: /Roll back/ })).toBeNull();
+  });
+
   it("reports a new version as published", async () => {
     serve({
       ...reads(null),

@@ -24,6 +24,8 @@ interface Answer { title: string; ok: boolean; lines: string[] }
 
 const POLL_MS = 600;
 
+interface RolledBack { name: string; version: number; rollouts: { content_sha256: string }[] }
+
 function explain(title: string, e: unknown): Answer {
   if (isMissingRoute(e)) return { title, ok: false, lines: ["Not available on this server yet."] };
   if (e instanceof ApiError) {
@@ -112,6 +114,13 @@ export function Lifecycle({ design, dirty, canEdit, onDesign }: Props) {
   });
   const passing = evaluation && evaluation.status === "completed" && evaluation.passed
     && ranEveryCase(evaluation) && evaluation.revision === design.revision ? evaluation : null;
+  const rollback = (agentId: string, agentName: string) => act(`Roll back ${agentName}`, async () => {
+    const a = await api<RolledBack>("POST", `/agents/${agentId}/rollback`);
+    await loadVersions();
+    return [`Agent ${a.name} now runs version ${a.version} again (behaviour `
+            + `${(a.rollouts[0]?.content_sha256 ?? "").slice(0, 12)}, hash verified).`];
+  });
+
   const publish = () => act("Publish", async () => {
     const body: Record<string, unknown> = { revision: design.revision, notes };
     if (passing && useEvaluation) body.evaluation_id = passing.id;
@@ -200,7 +209,7 @@ export function Lifecycle({ design, dirty, canEdit, onDesign }: Props) {
       )}
 
       <h3>Versions</h3>
-      <VersionList versions={versions} />
+      <VersionList versions={versions} busy={busy} onRollback={canEdit ? rollback : undefined} />
     </section>
   );
 }

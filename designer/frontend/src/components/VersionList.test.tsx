@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { cleanup, render, screen } from "@testing-library/react";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { VersionList } from "./VersionList";
 
 afterEach(() => cleanup());
@@ -29,5 +29,26 @@ describe("VersionList", () => {
     expect(item).toContain("alice");
     expect(item).toContain("second");
     expect(item).toContain("deployed: support (current), old");
+  });
+
+  it("offers Roll back only to an agent that ran an earlier version, and only with onRollback", () => {
+    const at = "2026-12-01T10:00:00Z";
+    const versions = [
+      { id: "v3", number: 3, content_sha256: "c".repeat(64), created_at: at },
+      { id: "v2", number: 2, content_sha256: "b".repeat(64), created_at: at,
+        deployments: [{ agent_id: "a1", agent_name: "support", current: true }] },
+      { id: "v1", number: 1, content_sha256: "a".repeat(64), created_at: at,
+        deployments: [{ agent_id: "a1", agent_name: "support", current: false }] },
+    ];
+    const onRollback = vi.fn();
+    render(<VersionList versions={versions} onRollback={onRollback} />);
+    fireEvent.click(screen.getByRole("button", { name: "Roll back support" }));
+    expect(onRollback).toHaveBeenCalledWith("a1", "support");
+    cleanup();
+    render(<VersionList versions={versions} />);
+    expect(screen.queryByRole("button")).toBeNull();
+    cleanup();
+    render(<VersionList versions={versions.slice(0, 2)} onRollback={onRollback} />);
+    expect(screen.queryByRole("button")).toBeNull();
   });
 });
