@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 import weakref
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from functools import partial
 
 from asgiref.sync import sync_to_async
@@ -54,7 +55,8 @@ def runs(request: Request, design_id: uuid.UUID) -> Response | HttpResponseBase:
         design = check_design_access(request.user, design_id)
         return Response({"runs": read.runs_of(design)})
     design = check_design_access(request.user, design_id, Role.EDITOR)
-    start = StartRequest.of(parse(StartRunSerializer, request.data))
+    start = replace(StartRequest.of(parse(StartRunSerializer, request.data)),
+                    traceparent=request.headers.get("traceparent"))
     key = idempotency.check_key(request.headers.get("Idempotency-Key"))
     assert isinstance(request.user, User)
     user = request.user

@@ -11,6 +11,7 @@ answer: JSON, or the run's event stream from runs.sse as the events view streams
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 import uuid
 from typing import Final
 from urllib.parse import parse_qs
@@ -65,6 +66,7 @@ async def start_run(scope: Scope, receive: Receive, send: Send, django: App) -> 
     design_id, token = uuid.UUID(found[1]), _token(scope)
     assert token is not None  # match() took only bearer requests
     streaming = _wants_stream(scope)
+    request = replace(request, traceparent=hot_http.header(scope, b"traceparent"))
     try:
         run, release = await pooled(start_with_token)(token, design_id, request, streaming)
     except drf.APIException as exc:
