@@ -11,8 +11,8 @@ answer: JSON, or the run's event stream from runs.sse as the events view streams
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 import uuid
+from dataclasses import replace
 from typing import Final
 from urllib.parse import parse_qs
 
