@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
+from kionga.resource_models import KnowledgeBase
 from runs.models import RunCredential
 from tests.conftest import Api
 from tests.designs_helpers import assistant_graph
@@ -121,6 +122,38 @@ def test_a_run_exports_linked_spans_without_secrets(
     for span in spans:
         text = json.dumps(span.attributes, default=str)
         assert not any(secret in text for secret in hidden), span
+
+
+def test_resource_calls_carry_the_run_span(stack: Stack, receiver: OtlpReceiver, api: Api,
+                                           alice: Any, acme: Any) -> None:
+    """A knowledge search calls the internal listener with the run span's traceparent:
+    the listener's `kionga.resource.call` span is the run span's child, and names the
+    route's pattern, not its path."""
+    KnowledgeBase.objects.create(project=acme, key="handbook")
+    http = Http(stack, api.token_for(alice))
+    graph = {"schema_version": 2, "name": "Search",
+             "nodes": [{"id": "input", "kind": "input"},
+                       {"id": "search", "kind": "knowledge",
+                        "config": {"knowledge_base": "handbook"}},
+                       {"id": "output", "kind": "output"}],
+             "edges": [{"from": "input", "to": "search"}, {"from": "search", "to": "output"}]}
+    design_id = http.create_design(acme.pk, graph)
+    trace_id = "5" * 32
+    response = http.client.post(f"/api/v1/agent-designs/{design_id}/runs",
+                                json={"input": f"find {CANARY}"},
+                                headers={"traceparent": f"00-{trace_id}-{CALLER_SPAN}-01"})
+    assert response.status_code == 201, response.text
+    run_id = response.json()["id"]
+    assert wait_stored(http, design_id, run_id)["status"] == "completed"
+
+    spans = spans_of(receiver, trace_id, {"kionga.run", "kionga.resource.call"})
+    [run_span] = [s for s in spans if s.name == "kionga.run"]
+    calls = [s for s in spans if s.name == "kionga.resource.call"]
+    assert calls
+    for call in calls:
+        assert (call.service, call.parent_span_id) == ("kionga-internal", run_span.span_id)
+        assert run_id not in call.attributes["http.route"], call.attributes
+        assert CANARY not in json.dumps(call.attributes)
 
 
 def test_tracing_off_loads_no_sdk_and_sends_no_traceparent() -> None:
