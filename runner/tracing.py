@@ -9,7 +9,11 @@ The trace of a run (docs/operations.md, Traces):
   `traceparent`), so the runner's `kionga.run` span is that span's child;
 - one `kionga.node` span per node attempt, child of the run's span, made from the
   node's record (runner/records.py): its times, kind, model, status, tokens and cost;
-- resource calls carry the run span's `traceparent` header to the internal listener.
+- resource calls carry the run span's `traceparent` header to the internal listener,
+  whose span of the call (kionga/internal_asgi.py) is the run span's child.
+
+An agent turn (agents/runtime.py) is traced the same way: a `kionga.turn` span, child
+of the caller's `traceparent`, with its nodes' spans.
 
 Attributes hold identifiers, kinds, model names, statuses, error codes and numbers
 only: never an input, an output, an error message, a credential or a header value.
@@ -123,15 +127,15 @@ class RunTrace:
     """A run's span and its nodes' spans (runner side)."""
 
     def __init__(self, found: Tracer, run_id: str, traceparent: str | None,
-                 graph: dict[str, Any]) -> None:
+                 graph: dict[str, Any], name: str = "kionga.run",
+                 id_attribute: str = "kionga.run.id") -> None:
         from opentelemetry.trace import SpanKind
 
         self._tracer = found
         self._models = {node.get("id"): (node.get("config") or {}).get("model")
                         for node in graph.get("nodes") or [] if isinstance(node, dict)}
-        self.span = found.start_span("kionga.run", context=context_of(traceparent),
-                                     kind=SpanKind.CONSUMER,
-                                     attributes={"kionga.run.id": run_id})
+        self.span = found.start_span(name, context=context_of(traceparent),
+                                     kind=SpanKind.CONSUMER, attributes={id_attribute: run_id})
         self.traceparent = traceparent_of(self.span)
 
     def node(self, record: dict[str, Any]) -> None:
@@ -173,7 +177,10 @@ class RunTrace:
         self.span.end()
 
 
-def run_trace(service: str, run_id: str, traceparent: str | None,
-              graph: dict[str, Any]) -> RunTrace | None:
+def run_trace(service: str, run_id: str, traceparent: str | None, graph: dict[str, Any],
+              name: str = "kionga.run", id_attribute: str = "kionga.run.id"
+              ) -> RunTrace | None:
+    """A run's (or an agent turn's: `kionga.turn`, `kionga.turn.id`) span, or None."""
     found = tracer(service)
-    return None if found is None else RunTrace(found, run_id, traceparent, graph)
+    return None if found is None else RunTrace(found, run_id, traceparent, graph, name,
+                                               id_attribute)
