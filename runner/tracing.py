@@ -43,6 +43,7 @@ SCOPE: Final = "kionga"
 
 _lock = threading.Lock()
 _tracers: dict[str, Tracer] = {}
+_providers: list[Any] = []
 
 
 def enabled() -> bool:
@@ -64,8 +65,15 @@ def tracer(service: str) -> Tracer | None:
             name = os.environ.get("OTEL_SERVICE_NAME", "").strip() or service
             provider = TracerProvider(resource=Resource.create({"service.name": name}))
             provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+            _providers.append(provider)
             _tracers[service] = provider.get_tracer(SCOPE)
         return _tracers[service]
+
+
+def flush(seconds: float = 5.0) -> None:
+    """Export the spans still batched (a process about to exit, which may skip atexit)."""
+    for provider in list(_providers):
+        provider.force_flush(int(seconds * 1000))
 
 
 def valid_traceparent(value: Any) -> str | None:

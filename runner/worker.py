@@ -82,6 +82,7 @@ def warm_up() -> None:
     """Load what every run needs once, when a pool process starts, not in its first run."""
     redis_client(current_settings().redis_url)
     _tls_context()
+    tracing.tracer(TRACE_SERVICE)  # the SDK's imports, off the event loop (none when off)
 
 
 def _tls_context() -> ssl.SSLContext:
