@@ -23,6 +23,7 @@ OTEL_EXPORTER_OTLP_HEADERS, OTEL_BSP_SCHEDULE_DELAY, OTEL_SERVICE_NAME, ...).
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import threading
@@ -44,6 +45,8 @@ SCOPE: Final = "kionga"
 _lock = threading.Lock()
 _tracers: dict[str, Tracer] = {}
 _providers: list[Any] = []
+_broken: set[str] = set()
+log = logging.getLogger(__name__)
 
 
 def enabled() -> bool:
@@ -56,18 +59,29 @@ def tracer(service: str) -> Tracer | None:
     if not enabled():
         return None
     with _lock:
+        if service in _broken:
+            return None
         if service not in _tracers:
-            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-            from opentelemetry.sdk.resources import Resource
-            from opentelemetry.sdk.trace import TracerProvider
-            from opentelemetry.sdk.trace.export import BatchSpanProcessor
-
-            name = os.environ.get("OTEL_SERVICE_NAME", "").strip() or service
-            provider = TracerProvider(resource=Resource.create({"service.name": name}))
-            provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
-            _providers.append(provider)
-            _tracers[service] = provider.get_tracer(SCOPE)
+            try:
+                _tracers[service] = _new_tracer(service)
+            except Exception:  # noqa: BLE001 - traces are a view of runs, never their cause
+                log.exception("tracing is off in this process: the exporter did not start")
+                _broken.add(service)
+                return None
         return _tracers[service]
+
+
+def _new_tracer(service: str) -> Tracer:
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    name = os.environ.get("OTEL_SERVICE_NAME", "").strip() or service
+    provider = TracerProvider(resource=Resource.create({"service.name": name}))
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    _providers.append(provider)
+    return provider.get_tracer(SCOPE)
 
 
 def flush(seconds: float = 5.0) -> None:

@@ -170,3 +170,22 @@ def test_tracing_off_loads_no_sdk_and_sends_no_traceparent() -> None:
     done = subprocess.run([sys.executable, "-c", script], env=env, cwd=ROOT,
                           capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+def test_an_exporter_that_cannot_start_turns_tracing_off() -> None:
+    """A setting the SDK refuses (here a batch size of 0) logs once and leaves the process
+    untraced: no run start and no run fails for its traces."""
+    script = (
+        "import runner.tracing as t\n"
+        "with t.request_span('s', 'n', None, {}):\n"
+        "    pass\n"
+        "assert t.tracer('s') is None and t.run_trace('s', 'r', None, {}) is None\n"
+        "print('untraced')\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT),
+           "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9",
+           "OTEL_BSP_MAX_EXPORT_BATCH_SIZE": "0"}
+    done = subprocess.run([sys.executable, "-c", script], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "untraced", done.stdout + done.stderr
+    assert done.stderr.count("tracing is off in this process") == 1, done.stderr
