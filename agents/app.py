@@ -39,7 +39,8 @@ from agents.http import (
     start_stream,
 )
 from agents.mcp_tool import McpEndpoint
-from agents.runtime import Refused, Runtime, TurnInput
+from agents.runtime import CALLER_TRACEPARENT, Refused, Runtime, TurnInput
+from runner import tracing
 from runner.events import Event
 
 log = logging.getLogger("kionga.agent")
@@ -79,6 +80,10 @@ class App:
         if scope["type"] != "http":
             return None
         path, method = scope["path"], scope["method"]
+        if tracing.enabled():  # this request's task only (runner.tracing)
+            found = header(scope, b"traceparent")
+            CALLER_TRACEPARENT.set(tracing.valid_traceparent(
+                found[0].decode("latin-1")) if len(found) == 1 else None)
         try:
             if path == "/mcp":
                 return await self.mcp(scope, receive, send)

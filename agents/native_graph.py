@@ -23,6 +23,7 @@ from runner.artifacts import graph_hash, mismatch_message, mismatched_versions
 from runner.backends import ModelBackend
 from runner.engine import run_graph
 from runner.events import EmitFn
+from runner.records import RecordFn
 from runner.request import LLMConfig, RunRequest, RunResult
 from runner.resources import ResourceClient
 
@@ -53,9 +54,10 @@ class NativeGraph:
 
     async def run(self, input: str = "", *, resources: ResourceClient,
                   emit: EmitFn | None = None, cancel: asyncio.Event | None = None,
-                  backend: ModelBackend | None = None, **options: Any) -> RunResult:
+                  backend: ModelBackend | None = None, record: RecordFn | None = None,
+                  **options: Any) -> RunResult:
         return await run_graph(self.request(input, **options), resources=resources,
-                               emit=emit, cancel=cancel, backend=backend)
+                               emit=emit, cancel=cancel, backend=backend, record=record)
 
 
 def build_native(artifact: Mapping[str, Any]) -> NativeGraph:

@@ -24,6 +24,7 @@ import json
 import logging
 import time
 from collections.abc import Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -32,6 +33,7 @@ import httpx
 
 from agents.native_graph import NativeGraph
 from contracts.agent_runtime import INVALID_API_KEY, KEY_HEADER, THROTTLED, TURN_HEADER
+from runner import tracing
 from runner.backends import ModelBackend
 from runner.backends.openai import OpenAIBackend
 from runner.events import EmitFn
@@ -40,6 +42,10 @@ from runner.request import LLMConfig, RunResult
 
 log = logging.getLogger("kionga.agent")
 GATEWAY_TIMEOUT: Final = 30.0
+TRACE_SERVICE: Final = "kionga-agent"
+# The W3C traceparent of the request a turn answers (set by agents.app while tracing is
+# on): the turn's span is its child.
+CALLER_TRACEPARENT: ContextVar[str | None] = ContextVar("caller_traceparent", default=None)
 # No bound of the pools' own: the turns in flight bound the connections (a bound here
 # would queue turns behind each other's model calls).
 POOL: Final = httpx.Limits(max_connections=None, max_keepalive_connections=16)
@@ -172,15 +178,28 @@ class Runtime:
                   emit: EmitFn | None = None) -> dict[str, Any]:
         """Run an opened turn with the engine and report it; the turn's answer."""
         started = time.monotonic()
-        resources = HttpResources(self.gateway_url, self.credential,
-                                  headers={TURN_HEADER: turn_id}, transport=self.shared)
+        # The turn's span (runner.tracing; None when tracing is off), child of the caller's
+        # traceparent; its nodes' spans come from their records.
+        trace = tracing.run_trace(TRACE_SERVICE, turn_id, CALLER_TRACEPARENT.get(),
+                                  self.native.graph, "kionga.turn", "kionga.turn.id")
+        headers = {TURN_HEADER: turn_id}
+        if trace is not None and trace.traceparent:
+            headers["traceparent"] = trace.traceparent
+        resources = HttpResources(self.gateway_url, self.credential, headers=headers,
+                                  transport=self.shared)
+        result: RunResult | None = None
         try:
             result = await self.native.run(
                 turn.input, resources=resources, llm=self.llm, emit=emit, backend=self.backend,
                 session_id=turn.session_id, history=turn.history,
-                secrets=[self.credential, key], secret_patterns=self.secret_patterns)
+                secrets=[self.credential, key], secret_patterns=self.secret_patterns,
+                record=trace.node if trace else None)
         finally:
             await resources.aclose()
+            if trace is not None:
+                trace.end(result.status if result else "failed",
+                          result.reason if result else "internal_error",
+                          int(result.usage.get("tokens", 0)) if result else 0)
         latency_ms = round((time.monotonic() - started) * 1000)
         report = _report(result, latency_ms)
         try:

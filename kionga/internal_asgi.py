@@ -22,6 +22,7 @@ from django.core.wsgi import get_wsgi_application
 from django.urls import Resolver404, resolve
 
 from kionga.http_limits import RequestLimits
+from runner import tracing
 
 # Forced, not setdefault: an inherited DJANGO_SETTINGS_MODULE=kionga.settings would
 # silently expose the whole public API (and admin) on the internal port.
@@ -40,6 +41,8 @@ class LoopHandler(ASGIHandler):
         await self.handle(scope, receive, send)
 
 
+TRACE_SERVICE = "kionga-internal"
+
 requests = WSGIMiddleware(get_wsgi_application(), workers=16)  # type: ignore[arg-type]
 coroutines = LoopHandler()
 
@@ -57,10 +60,35 @@ def on_loop(scope: dict[str, Any]) -> bool:
 
 
 async def dispatch(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    traceparent = _traceparent(scope) if tracing.enabled() else None
+    if traceparent is None:
+        await _handle(scope, receive, send)
+        return
+    # A traced run's resource call (runner.tracing): a span, child of the run's span.
+    # Its route's pattern only, never the path's values or any header.
+    with tracing.request_span(TRACE_SERVICE, "kionga.resource.call", traceparent,
+                              {"http.request.method": str(scope.get("method")),
+                               "http.route": _route(scope.get("path", ""))}):
+        await _handle(scope, receive, send)
+
+
+async def _handle(scope: dict[str, Any], receive: Any, send: Any) -> None:
     if on_loop(scope):
         await coroutines(scope, receive, send)
     else:
         await requests(scope, receive, send)  # type: ignore[arg-type]
+
+
+def _traceparent(scope: dict[str, Any]) -> str | None:
+    found = [v for k, v in scope.get("headers", ()) if k.lower() == b"traceparent"]
+    return tracing.valid_traceparent(found[0].decode("latin-1")) if len(found) == 1 else None
+
+
+def _route(path: str) -> str:
+    try:
+        return str(resolve(path).route)
+    except (Resolver404, ValueError, UnicodeError):
+        return "unknown"
 
 
 application = RequestLimits(dispatch, settings.KIONGA_MAX_BODY_BYTES)  # type: ignore[arg-type]

@@ -46,7 +46,7 @@ from typing import Any, Final, NoReturn
 from celery import Celery, signals
 from kombu import Queue
 
-from runner import protocol
+from runner import protocol, tracing
 from runner.env import EnvError
 from runner.health import HealthServer
 from runner.host import current_host, host
@@ -167,6 +167,7 @@ def finish_runs(**_: Any) -> None:
     running = current_host()
     if running is not None and not running.drain():
         log.warning("exiting with %d runs still in flight", running.in_flight)
+    tracing.flush()  # the spans of its last runs (nothing when tracing is off)
 
 
 @signals.worker_ready.connect

@@ -8,7 +8,8 @@ own (MLAIOPS_LLM_*). A judge run's payload may name which backend and model to a
 there (`llm`: {backend, model}, evaluations.judge); other payloads leave the runner's
 own backend and model. The run credential, the run's event key and its slot's lease
 token travel sealed (`sealed`, runner/task_seal.py) with a key derived from the runner
-token.
+token. `traceparent` (optional): the W3C trace context of the gateway's span that
+started the run (runner.tracing); signed with the rest, so no one else can set it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from runner.records import Reused
 from runner.request import APPROVAL_DECISIONS, LLMConfig, RunRequest, ScriptedApprovals
 from runner.settings import LLM_BACKENDS, RunnerSettings
 from runner.task_seal import SealError, unseal
+from runner.tracing import valid_traceparent
 
 
 class PayloadError(ValueError):
@@ -39,6 +41,9 @@ class RunTask:
     credential: str
     callback_url: str
     lease: str
+    # The W3C traceparent of the gateway's span that started the run (runner.tracing);
+    # None: none was sent, or it is not one.
+    traceparent: str | None = None
 
 
 def task_secrets(payload: dict[str, Any], token: str) -> TaskSecrets:
@@ -87,7 +92,8 @@ def parse_task(payload: dict[str, Any], settings: RunnerSettings) -> RunTask:
     callback_url = _required(payload, "callback_url", str)
     if not secrets.credential or not callback_url.startswith(("http://", "https://")):
         raise PayloadError("credential and an http(s) callback_url are required")
-    return RunTask(request, secrets.credential, callback_url, secrets.lease)
+    return RunTask(request, secrets.credential, callback_url, secrets.lease,
+                   valid_traceparent(payload.get("traceparent")))
 
 
 def _required(payload: dict[str, Any], name: str, type_: type) -> Any:

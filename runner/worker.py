@@ -29,12 +29,14 @@ from typing import Any, Final, TypeVar
 import httpx
 import redis
 
-from runner import protocol
+from runner import protocol, tracing
 from runner.claim import claim_run
 from runner.engine import run_graph
 from runner.events import Event
 from runner.host import RunBlocked, RunHandle, host
 from runner.http_resources import HttpResources
+from runner.records import Record, RecordFn
+from runner.request import RunResult
 from runner.retry import retrying
 from runner.settings import RunnerSettings, load_settings
 from runner.sink import REDIS_RETRY, RETRY_SECONDS, EventSink, sink_client
@@ -55,6 +57,7 @@ CLAIM_SECONDS: Final = 86_400
 SINK_CLOSE_SECONDS: Final = RETRY_SECONDS + 15
 
 T = TypeVar("T")
+TRACE_SERVICE: Final = "kionga-runner"
 
 _cache: dict[str, Any] = {}
 
@@ -79,6 +82,7 @@ def warm_up() -> None:
     """Load what every run needs once, when a pool process starts, not in its first run."""
     redis_client(current_settings().redis_url)
     _tls_context()
+    tracing.tracer(TRACE_SERVICE)  # the SDK's imports, off the event loop (none when off)
 
 
 def _tls_context() -> ssl.SSLContext:
@@ -183,12 +187,19 @@ async def _run_graph(handle: RunHandle, settings: RunnerSettings, task: RunTask,
     run_id = handle.run_id
     transport = httpx.AsyncHTTPTransport(verify=_tls_context(),
                                          limits=httpx.Limits(max_keepalive_connections=0))
+    # The run's span (runner.tracing; None when tracing is off): its nodes' spans come
+    # from their records, and resource calls carry its traceparent.
+    trace = tracing.run_trace(TRACE_SERVICE, run_id, task.traceparent, task.request.graph)
+    traced = {"traceparent": trace.traceparent} if trace and trace.traceparent else None
     resources = HttpResources(task.callback_url, task.credential,
-                              timeout=settings.http_timeout, transport=transport)
+                              timeout=settings.http_timeout, transport=transport,
+                              headers=traced)
     emit = handle.emit_through(sink)
+    result: RunResult | None = None
     try:
         result = await run_graph(task.request, resources=resources, emit=emit,
-                                 cancel=handle.stop, record=sink.record)
+                                 cancel=handle.stop,
+                                 record=_traced(sink.record, trace) if trace else sink.record)
     except (Exception, RunBlocked, asyncio.CancelledError) as exc:
         # An engine bug, or the host ended the run (a blocked loop, its hard time
         # limit) where the engine could not: the run still ends with one terminal event.
@@ -206,11 +217,32 @@ async def _run_graph(handle: RunHandle, settings: RunnerSettings, task: RunTask,
         # task (its end() runs only while the task waits), so the close is not cut.
         handle.finishing = True
         await resources.aclose()
+        if trace is not None:
+            _end_trace(trace, handle, result)
     if handle.ending is not None:
         log.info("run %s: ended by the runner: %s", run_id, handle.ending[0])
         return handle.ending[0]
+    assert result is not None
     log.info("run %s: %s after %d steps", run_id, result.status, result.steps)
     return result.status
+
+
+def _traced(record: RecordFn, trace: tracing.RunTrace) -> RecordFn:
+    """The sink's record hook, which also makes the node attempt's span."""
+    def both(entry: Record) -> None:
+        record(entry)
+        trace.node(entry)
+
+    return both
+
+
+def _end_trace(trace: tracing.RunTrace, handle: RunHandle, result: RunResult | None) -> None:
+    if result is None or handle.ending is not None:
+        reason = handle.ending[0] if handle.ending else "internal_error"
+        trace.end("failed", reason)
+        return
+    trace.end(result.status, result.reason, int(result.usage.get("tokens", 0)),
+              float(result.usage.get("cost", 0)))
 
 
 def _project_id(payload: dict[str, Any]) -> int | None:

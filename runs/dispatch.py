@@ -20,6 +20,7 @@ from runner import protocol
 from runner.request import ScriptedApprovals
 from runner.task_limits import hard_time_limit
 from runner.task_seal import seal
+from runner.tracing import current_traceparent
 from runs import task_message
 from runs.event_keys import event_key
 from runs.models import Run
@@ -78,6 +79,7 @@ def build_payload(run: Run, graph: dict[str, Any], history: list[dict[str, Any]]
         "callback_url": settings.KIONGA_AGENT_DESIGNER_CALLBACK_URL,
         "issued_at": datetime.now(UTC).isoformat(),
         **({"reuse": reuse} if reuse else {}),
+        **({"traceparent": traceparent} if (traceparent := current_traceparent()) else {}),
     }
 
 

@@ -16,11 +16,14 @@ from designs.validation import check_runnable_revision
 from kionga import audit
 from kionga.celery import app as celery_app
 from kionga.errors import invalid_field
+from runner import tracing
 from runner.request import ScriptedApprovals
 from runs import dispatch, quota, replay, start_sql
 from runs.credentials import new_credential
 from runs.models import Run
 from runs.nested import checked_subflows, run_resources
+
+TRACE_SERVICE = "kionga-gateway"
 
 SESSION_TURNS = 50
 
@@ -36,6 +39,8 @@ class StartRequest:
     # A re-run (runs/replay.py): the recorded run and the node to run from.
     from_run: str | None = None
     from_node: str | None = None
+    # The caller's W3C traceparent header (runner.tracing): not part of the body.
+    traceparent: str | None = None
 
     @classmethod
     def of(cls, body: dict[str, Any]) -> StartRequest:
@@ -50,8 +55,8 @@ class StartRequest:
     def fingerprint(self) -> str:
         """What makes two starts 'the same body' for Idempotency-Key replays."""
         # A plain start's fingerprint is what it was before re-runs existed.
-        fields = {k: v for k, v in self.__dict__.items()
-                  if v is not None or k not in ("from_run", "from_node")}
+        fields = {k: v for k, v in self.__dict__.items() if k != "traceparent"
+                  and (v is not None or k not in ("from_run", "from_node"))}
         return hashlib.sha256(canonical_json(fields).encode()).hexdigest()
 
 
@@ -123,9 +128,15 @@ def start_target(user: User, target: Target, request: StartRequest,
         target.design, request.session_id)
     run_id = uuid.uuid4()
     try:
-        lease = quota.take_slot(str(run_id), target.design.project_id, counting)
-        return _store_and_send(user, target, request, run_id, history, subflows, lease,
-                               scripted_approvals, reuse)
+        # The run's trace starts here (runner.tracing): its task carries this span's
+        # traceparent to the runner. Nothing when tracing is off.
+        with tracing.request_span(TRACE_SERVICE, "kionga.run.start", request.traceparent,
+                                  {"kionga.run.id": str(run_id),
+                                   "kionga.project.id": target.design.project_id,
+                                   "kionga.design.id": str(target.design.pk)}):
+            lease = quota.take_slot(str(run_id), target.design.project_id, counting)
+            return _store_and_send(user, target, request, run_id, history, subflows, lease,
+                                   scripted_approvals, reuse)
     except quota.REDIS_ERRORS:
         # A Redis restart is a moment of unavailability, not a server error. A run
         # stored before the send failed ends `runner_lost` when its slot's lease runs out.

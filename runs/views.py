@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 import weakref
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from functools import partial
 from importlib import import_module
 from typing import Any
@@ -69,7 +70,9 @@ def runs(request: Request, design_id: uuid.UUID) -> Response | HttpResponseBase:
 def _start(request: Request, user: User, design_id: uuid.UUID) -> Response | HttpResponseBase:
     # The body first for the one read (start_read), its refusal after the access check.
     try:
-        start: StartRequest | None = StartRequest.of(parse(StartRunSerializer, request.data))
+        parsed = StartRequest.of(parse(StartRunSerializer, request.data))
+        start: StartRequest | None = replace(parsed,
+                                             traceparent=request.headers.get("traceparent"))
         invalid: APIException | None = None
     except APIException as exc:
         start, invalid = None, exc
