@@ -8,8 +8,8 @@ for a viewer; a member's token is recorded as used in the project, as kionga.acc
 records it: kionga.token_use), then runs.start: runner configured (503), the
 revision's cached validation (designs.validation.check_runnable: 404 / 422) and
 runs.start.start_target itself (stop_after, subflows, quota, the one-statement writes,
-the task). The rows read here become unsaved model instances, so start_target is the
-one implementation.
+the task), with the design's pins (designs.pins, read in the same query). The rows
+read here become unsaved model instances, so start_target is the one implementation.
 The throttles are counted in the slot's own Redis script (runs.quota.take_slot), one
 round trip for both; a start refused before it counts them on their own first, so
 the answer is 429 throttled wherever DRF's would be.
@@ -26,7 +26,8 @@ from django.contrib.auth.models import User
 from rest_framework import exceptions
 from rest_framework.views import APIView
 
-from designs.models import Design, DesignRevision
+from contracts.pins import pinned_reuse
+from designs.models import Design, DesignRevision, Pin
 from designs.validation import check_runnable, missing_revision
 from kionga import prepared_sql, token_use
 from kionga.access import check_role
@@ -42,7 +43,9 @@ from runs.stream_limits import BUDGET, Release
 _READ: Final = f"""
 SELECT t.id, t.token_hash, t.user_id, t.last_used_at, u.username,
        d.id, d.project_id, d.revision, m.role, v.id, v.number, v.graph::text,
-       v.validation::text
+       v.validation::text,
+       (SELECT json_object_agg(p.node_id, json_build_object('port', p.port, 'value', p.value))
+        FROM {Pin._meta.db_table} p WHERE p.design_id = d.id)::text
 FROM {token.TOKEN_SQL}
 LEFT JOIN {Design._meta.db_table} d ON d.id = %(design)s
 LEFT JOIN {Membership._meta.db_table} m
@@ -66,7 +69,7 @@ def start_with_token(raw: str, design_id: uuid.UUID, request: StartRequest,
                                           "revision": request.revision})
     row = token.pick(rows, raw, 1)
     (token_id, _hash, user_id, last_used, username, found_design, project_id, latest, role,
-     revision_id, number, graph, validation) = row
+     revision_id, number, graph, validation, pins) = row
     token.touch_token(token_id, last_used)
     user = User(pk=user_id, username=username)
     counting = throttle_count(user)
@@ -83,7 +86,8 @@ def start_with_token(raw: str, design_id: uuid.UUID, request: StartRequest,
                                 graph=json.loads(graph), validation=_json(validation))
         report = check_runnable(stored, project)
         assert report.graph is not None and report.content_sha256 is not None
-        target = Target(design, number, report.graph, report.content_sha256)
+        target = Target(design, number, report.graph, report.content_sha256,
+                        pins=pinned_reuse(report.graph, _json(pins) or {}))
         release = BUDGET.open(user.pk) if streaming else None  # 429/503 before anything starts
         try:
             return start_target(user, target, request, counting), release
