@@ -12,6 +12,7 @@ from typing import Any, Final
 
 from contracts.hashing import canonical_json
 from contracts.registry import COMPONENTS, LIMITS
+from contracts.text import storable
 from contracts.types import PortType
 
 # A pin is repeated like a record: at most a run output's 64 KiB of JSON.
@@ -31,6 +32,8 @@ def value_problem(value: Any, port_type: PortType) -> str | None:
     """Why `value` cannot travel on a port of `port_type`, or None when it can."""
     if not _fits(value, port_type):
         return f"A {port_type} value is {_SHAPES[port_type]}."
+    if storable(value) is not value:
+        return "A pinned value holds no U+0000, unpaired surrogate or non-finite number."
     if len(canonical_json(value).encode()) > PIN_BYTES:
         return f"A pinned value is at most {PIN_BYTES} bytes of JSON."
     return None

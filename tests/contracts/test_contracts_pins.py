@@ -46,6 +46,12 @@ def test_values_of_another_shape_are_refused(value: Any, port_type: Any) -> None
     assert problem is not None and problem.startswith(f"A {port_type} value is")
 
 
+def test_a_value_no_store_accepts_is_refused() -> None:
+    for value in ("a\x00b", [{"text": "\ud800"}], {"n": float("nan")}):
+        assert value_problem(value, "json") == (
+            "A pinned value holds no U+0000, unpaired surrogate or non-finite number.")
+
+
 def test_a_value_past_the_limit_is_refused() -> None:
     assert value_problem("x" * (PIN_BYTES - 10), "text") is None
     assert value_problem("x" * PIN_BYTES, "text") == (
