@@ -25,6 +25,7 @@ from tests.evaluations_helpers import (
     make_evaluated,
 )
 from tests.runs_helpers import queued_tasks, start_url
+from tests.test_runs_rerun_start import recorded_run
 from tests.versions_helpers import publish
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -93,3 +94,18 @@ def test_an_evaluations_runs_take_no_pins(api: Api, alice: Any, acme: Any,
     ran = [p for p, _ in queued_tasks(rds) if p["input"] == "two"]
     assert ran[0]["reuse"] == {"answer": {"port": "out", "value": "pinned answer",
                                           "from_run": None}}
+
+
+def test_a_rerun_sends_its_records_and_the_pins_which_win(api: Api, alice: Any, acme: Any,
+                                                          runner_configured: Any,
+                                                          rds: redis.Redis) -> None:
+    design = make_design(alice, acme)
+    source = recorded_run(api, alice, design, rds)
+    pin(design, "prompt", value="pinned prompt")
+    answer = api.client_for(alice).post(start_url(design), {
+        "from_run": str(source.pk), "from_node": "model"}, format="json")
+    assert answer.status_code == 201, answer.content
+    [(payload, _)] = queued_tasks(rds)
+    assert payload["reuse"] == {
+        "input": {"port": "out", "value": "input said", "from_run": str(source.pk)},
+        "prompt": {"port": "out", "value": "pinned prompt", "from_run": None}}
