@@ -79,6 +79,35 @@ class DesignRevision(models.Model):
         }
 
 
+class Pin(models.Model):
+    """A designer's pinned output of one node (designs/pins.py): design-time runs repeat
+    it instead of running the node. Kept with the design, never in a revision's graph,
+    so never in a behaviour hash or a published version."""
+
+    design = models.ForeignKey(Design, on_delete=models.CASCADE, related_name="pins")
+    node_id = models.CharField(max_length=64)
+    port = models.CharField(max_length=64)
+    value = models.JSONField()
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["design", "node_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["design", "node_id"], name="pin_unique_node"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.design} {self.node_id}.{self.port}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"node_id": self.node_id, "port": self.port, "value": self.value,
+                "author": self.author.get_username() if self.author else None,
+                "updated_at": self.updated_at.isoformat()}
+
+
 class Version(models.Model):
     """A published version: an immutable artifact (contracts/schemas/artifact.v1).
 

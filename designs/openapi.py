@@ -169,3 +169,7 @@ DIFF: dict[str, Any] = {
                               "description": "False for a cosmetic edit (names, positions)."},
     },
 }
+
+PIN = obj({"node_id": STRING, "port": STRING, "value": {},
+           "author": {"type": ["string", "null"]}, "updated_at": STRING})
+PIN_LIST = obj({"pins": {"type": "array", "items": PIN}})

@@ -60,3 +60,12 @@ class PublishSerializer(serializers.Serializer):
 
 class RestoreRevisionSerializer(serializers.Serializer):
     revision = StrictIntegerField(help_text="The revision you read; a stale one is 409.")
+
+
+class SetPinSerializer(serializers.Serializer):
+    port = StrictCharField(max_length=64,
+                           help_text="The node's output port the value stands for.")
+    value = serializers.JSONField(
+        allow_null=True,
+        help_text="The output, typed by the port (text: a string; chat: turns; documents: "
+                  "objects with text; json: any value), at most 64 KiB of JSON.")

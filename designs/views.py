@@ -12,13 +12,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from contracts.registry import registry_document
-from designs import actions
+from designs import actions, pins
 from designs import diff as diffs
 from designs import openapi as doc
 from designs.serializers import (
     CreateDesignSerializer,
     RestoreRevisionSerializer,
     SaveDesignSerializer,
+    SetPinSerializer,
 )
 from designs.starter_templates import template_list
 from designs.validation import revision_report
@@ -129,3 +130,23 @@ def restore(request: Request, design_id: uuid.UUID, number: int) -> Response:
     assert isinstance(request.user, User)
     saved = diffs.do_restore_revision(request.user, design_id, number, body["revision"])
     return Response(actions.design_dict(saved))
+
+
+@extend_schema(responses={200: ok(doc.PIN_LIST), **ERRORS}, operation_id="list_pins")
+@api_view(["GET"])
+def pin_list(request: Request, design_id: uuid.UUID) -> Response:
+    return Response(pins.pins_of(request.user, design_id))
+
+
+@extend_schema(methods=["PUT"], request=SetPinSerializer,
+               responses={200: ok(doc.PIN), **ERRORS}, operation_id="set_pin")
+@extend_schema(methods=["DELETE"], responses={204: None, **ERRORS}, operation_id="clear_pin")
+@api_view(["PUT", "DELETE"])
+def pin(request: Request, design_id: uuid.UUID, node_id: str) -> Response:
+    assert isinstance(request.user, User)
+    if request.method == "DELETE":
+        pins.do_clear_pin(request.user, design_id, node_id)
+        return Response(status=204)
+    body = parse(SetPinSerializer, request.data)
+    return Response(pins.do_set_pin(request.user, design_id, node_id, body["port"],
+                                    body["value"]))

@@ -60,6 +60,9 @@ _GROUPS: Final[dict[str, dict[str, str]]] = {
         "validate_graph": "Validate an unsaved graph",
         "diff_design": "Compare two revisions or versions of a design",
         "restore_revision": "Restore an old revision as the next one",
+        "list_pins": "List a design's pinned node outputs",
+        "set_pin": "Pin a node's output for design-time runs",
+        "clear_pin": "Clear a node's pinned output",
     },
     "components": {
         "components": "Read the component registry",

@@ -44,11 +44,12 @@ MAX_RECORD_BYTES: Final = 3 * VALUE_BYTES
 
 @dataclass(frozen=True)
 class Reused:
-    """A node's recorded outcome, repeated instead of running it (a re-run)."""
+    """A node's recorded outcome, repeated instead of running it (a re-run), or a
+    designer's pinned output (`from_run` None)."""
 
     port: str
     value: Any
-    from_run: str
+    from_run: str | None
 
 
 def recorded_value(redactor: Redactor, value: Any, vtype: str,

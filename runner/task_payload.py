@@ -128,14 +128,15 @@ def _scripted_approvals(payload: dict[str, Any]) -> ScriptedApprovals | None:
 
 
 def _reuse(payload: dict[str, Any]) -> dict[str, Reused]:
-    """A re-run's recorded outcomes by node ID: {port, value, from_run} each."""
+    """A re-run's recorded outcomes by node ID: {port, value, from_run} each (from_run
+    null: a designer's pinned output)."""
     found = _optional(payload, "reuse", dict) or {}
     reuse: dict[str, Reused] = {}
     for node_id, item in found.items():
         if not (isinstance(item, dict) and isinstance(item.get("port"), str)
-                and isinstance(item.get("from_run"), str) and "value" in item):
+                and isinstance(item.get("from_run"), (str, type(None))) and "value" in item):
             raise PayloadError("payload field 'reuse' must map node IDs to a port, a value "
-                               "and the run they come from")
+                               "and the run they come from (or null)")
         reuse[node_id] = Reused(item["port"], item["value"], item["from_run"])
     return reuse
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -12,6 +12,7 @@ from django.db import transaction
 
 from contracts.hashing import canonical_json
 from designs.models import Design
+from designs.pins import design_run_reuse
 from designs.validation import check_runnable_revision
 from kionga import audit
 from kionga.celery import app as celery_app
@@ -99,12 +100,17 @@ class Target:
     # {backend, model} the runner asks for `llm` nodes instead of its own
     # MLAIOPS_LLM_BACKEND/MODEL, at its own base URL (an evaluation's judge run).
     platform_llm: dict[str, str] | None = None
+    # A design-time run's pinned outputs as `reuse` entries (designs.pins): only a run of
+    # a design's revision started by a person takes them, never a version's, an
+    # evaluation's or a deployed agent's.
+    pins: dict[str, Any] = field(default_factory=dict)
 
 
 def do_start_run(user: User, design: Design, request: StartRequest) -> Run:
     dispatch.check_runner_configured()
     number, graph, sha = check_runnable_graph(design, request.revision)
-    return start_target(user, Target(design, number, graph, sha), request)
+    return start_target(user, Target(design, number, graph, sha,
+                                     pins=design_run_reuse(design, graph)), request)
 
 
 def start_target(user: User, target: Target, request: StartRequest,
@@ -123,6 +129,8 @@ def start_target(user: User, target: Target, request: StartRequest,
                                 "input out.")
         reuse = replay.check_reuse(source, request.from_node, target.graph)
         request = replace(request, input=source.input)
+    # A pin wins over a recorded outcome: the designer fixed that node's output.
+    reuse = {**reuse, **target.pins}
     subflows = checked_subflows(target.design.project, target.graph)
     history = request.history if request.history is not None else session_history(
         target.design, request.session_id)

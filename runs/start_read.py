@@ -18,7 +18,8 @@ from typing import Any, Final
 
 from django.contrib.auth.models import User
 
-from designs.models import Design, DesignRevision
+from contracts.pins import pinned_reuse
+from designs.models import Design, DesignRevision, Pin
 from designs.validation import check_runnable, missing_revision
 from kionga import prepared_sql, token_use
 from kionga.access import check_role
@@ -29,7 +30,9 @@ from runs.start import Target
 
 _READ: Final = f"""
 SELECT d.id, d.project_id, d.revision, m.role, v.id, v.number, v.graph::text,
-       v.validation::text
+       v.validation::text,
+       (SELECT json_object_agg(p.node_id, json_build_object('port', p.port, 'value', p.value))
+        FROM {Pin._meta.db_table} p WHERE p.design_id = d.id)::text
 FROM {Design._meta.db_table} d
 LEFT JOIN {Membership._meta.db_table} m
   ON m.project_id = d.project_id AND m.user_id = %(user)s
@@ -62,7 +65,7 @@ class StartRead:
     def check_target(self, design: Design) -> Target:
         """The revision to run: runner configured (503), it exists (404), it runs (422)."""
         dispatch.check_runner_configured()
-        revision_id, number, graph, validation = self.row[4:]
+        revision_id, number, graph, validation, pins = self.row[4:]
         if revision_id is None:
             raise missing_revision(self.revision or design.revision)
         stored = DesignRevision(pk=revision_id, design=design, number=number,
@@ -70,7 +73,9 @@ class StartRead:
                                 validation=None if validation is None else json.loads(validation))
         report = check_runnable(stored, design.project)
         assert report.graph is not None and report.content_sha256 is not None
-        return Target(design, number, report.graph, report.content_sha256)
+        # The design's pins (designs.pins), read in the same query: a design run's only.
+        return Target(design, number, report.graph, report.content_sha256,
+                      pins=pinned_reuse(report.graph, json.loads(pins) if pins else {}))
 
 
 def read_start(user: User, design_id: uuid.UUID, revision: int | None) -> StartRead:
@@ -80,7 +85,7 @@ def read_start(user: User, design_id: uuid.UUID, revision: int | None) -> StartR
     rows = prepared_sql.fetch_all(_READ, {"user": user.pk, "design": design_id,
                                           "revision": wanted,
                                           "blocked": sorted(blocked_projects(user))})
-    row = rows[0] if rows else (None, None, None, None, None, None, None, None)
+    row = rows[0] if rows else (None,) * 9
     return StartRead(user, design_id, revision, row)
 
 

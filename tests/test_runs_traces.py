@@ -2,11 +2,11 @@
 is set (runner/tracing.py), and nothing otherwise.
 
 On a private stack whose processes export to a loopback OTLP receiver
-(tests/otlp_receiver.py): one run, started with and without an Idempotency-Key, gives the gateway's `kionga.run.start` span (child of the caller's traceparent),
-the runner's `kionga.run` span (its child, through the signed task) and one
-`kionga.node` span per node (the run span's children) with kind, model, tokens, cost
-and status; no attribute holds the run's input, the runner token or any credential.
-"""
+(tests/otlp_receiver.py): one run, started with and without an Idempotency-Key, gives
+the gateway's `kionga.run.start` span (child of the caller's traceparent), the runner's
+`kionga.run` span (its child, through the signed task) and one `kionga.node` span per
+node (the run span's children) with kind, model, tokens, cost and status; no attribute
+holds the run's input, the runner token or any credential."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 import { createContext } from "react";
 import type { PinnedIssues } from "./graph";
-import type { ComponentSpec, Registry } from "./types";
+import type { ComponentSpec, OutputPin, Registry } from "./types";
 
 export type NodeStatus = "running" | "completed" | "skipped" | "failed" | "retrying" | "waiting";
 
@@ -23,6 +23,8 @@ export interface CanvasState {
   byKind: Map<string, ComponentSpec>;
   pinned: PinnedIssues;
   runStates: Map<string, NodeRun>;
+  /** The design's pinned outputs by node ID: such nodes are marked. */
+  outputPins?: ReadonlyMap<string, OutputPin>;
 }
 
 export const CanvasContext = createContext<CanvasState | null>(null);

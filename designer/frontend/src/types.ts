@@ -191,6 +191,16 @@ export interface NodeRecord {
   reused_from: string | null;
 }
 
+/** A designer's pinned output of a node (GET /agent-designs/{id}/pins): design-time runs
+ * repeat it instead of running the node. */
+export interface OutputPin {
+  node_id: string;
+  port: string;
+  value: unknown;
+  author: string | null;
+  updated_at: string;
+}
+
 /** One side's change of a field (GET /agent-designs/{id}/diff). */
 export interface FieldChange {
   field: string;

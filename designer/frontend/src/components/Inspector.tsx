@@ -8,7 +8,7 @@ import type { Tab } from "../store/state";
 import { ConfigForm } from "./ConfigForm";
 import { ConnectForm, GraphSettingsForm, IssueList, KeyHelp } from "./InspectorParts";
 import { Lifecycle } from "./Lifecycle";
-import { NodeRecords } from "./NodeRecords";
+import { NodeRecords, PinnedNote } from "./NodeRecords";
 import { RevisionHistory } from "./RevisionHistory";
 import { RunPanel } from "./RunPanel";
 
@@ -57,6 +57,7 @@ function InspectTab({ pinned }: { pinned: PinnedIssues }) {
   const selected = chosen.length === 1 ? chosen[0] : null;
   const comp = selected && selected.type === "kionga" ? s.byKind.get(selected.data.kind) : undefined;
   const run = selected ? s.runView?.nodes.get(selected.id) : undefined;
+  const pin = selected ? s.outputPins.get(selected.id) : undefined;
   const pick = (id: string) => {
     s.selectOnly(id);
     const n = s.nodes.find((x) => x.id === id);
@@ -82,11 +83,18 @@ function InspectTab({ pinned }: { pinned: PinnedIssues }) {
           {s.runView?.runId ? (
             <NodeRecords designId={s.design.id} runId={s.runView.runId} nodeId={selected.id} state={run}
                          runEnded={!["starting", "running"].includes(s.runView.status)} canEdit={s.canEdit}
-                         onRerun={() => s.requestRerun({ fromRun: s.runView!.runId!, fromNode: selected.id })} />
-          ) : run && (
-            <div className="preview-box"><h3>Last run</h3>
-              <pre>{run.error ?? run.text ?? run.preview ?? run.status}</pre>
-            </div>
+                         onRerun={() => s.requestRerun({ fromRun: s.runView!.runId!, fromNode: selected.id })}
+                         pin={pin} onPin={(port, value) => void s.pinOutput(selected.id, port, value)}
+                         onUnpin={() => void s.unpinOutput(selected.id)} />
+          ) : (
+            <>
+              {pin && <PinnedNote pin={pin} onUnpin={s.canEdit ? () => void s.unpinOutput(selected.id) : undefined} />}
+              {run && (
+                <div className="preview-box"><h3>Last run</h3>
+                  <pre>{run.error ?? run.text ?? run.preview ?? run.status}</pre>
+                </div>
+              )}
+            </>
           )}
         </section>
       ) : chosen.length > 1 ? (

@@ -1,10 +1,11 @@
 // A node of the run on screen (live or past): every attempt's inputs, output and port,
 // error, tokens, cost and time, from its records (GET …/runs/{run}/nodes/{node}), in
-// JSON, text or table views with copy; and "Re-run from here".
+// JSON, text or table views with copy; "Re-run from here"; and "Pin output" (design runs
+// repeat a pinned output instead of running the node).
 import { useEffect, useState } from "react";
 import { api, ApiError } from "../api";
 import type { NodeRun } from "../context";
-import type { NodeRecord, RecordedValue } from "../types";
+import type { NodeRecord, OutputPin, RecordedValue } from "../types";
 
 type View = "json" | "text" | "table";
 
@@ -17,9 +18,14 @@ interface Props {
   runEnded: boolean;
   canEdit: boolean;
   onRerun: () => void;
+  /** The node's pinned output, if any. */
+  pin?: OutputPin;
+  /** Pin a recorded output (editors): the button shows only when given. */
+  onPin?: (port: string, value: unknown) => void;
+  onUnpin?: () => void;
 }
 
-export function NodeRecords({ designId, runId, nodeId, state, runEnded, canEdit, onRerun }: Props) {
+export function NodeRecords({ designId, runId, nodeId, state, runEnded, canEdit, onRerun, pin, onPin, onUnpin }: Props) {
   const [attempts, setAttempts] = useState<NodeRecord[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const skipped = state?.status === "skipped";
@@ -40,7 +46,8 @@ export function NodeRecords({ designId, runId, nodeId, state, runEnded, canEdit,
       {skipped ? <p className="muted small">This node was skipped in this run.</p>
         : !settled && <p className="muted small">{state ? `This node is ${state.status}…` : "This node has not run yet."}</p>}
       {error && <p className="muted small">{error}</p>}
-      {attempts?.map((a) => <Attempt key={a.attempt} record={a} />)}
+      {pin && <PinnedNote pin={pin} onUnpin={canEdit ? onUnpin : undefined} />}
+      {attempts?.map((a) => <Attempt key={a.attempt} record={a} onPin={canEdit ? onPin : undefined} />)}
       {canEdit && runEnded && (
         <button type="button" onClick={onRerun} title="Run this node and everything after it again; the nodes before it repeat this run's recorded outputs (no calls, no tokens).">
           Re-run from here
@@ -50,7 +57,21 @@ export function NodeRecords({ designId, runId, nodeId, state, runEnded, canEdit,
   );
 }
 
-function Attempt({ record }: { record: NodeRecord }) {
+/** The node's pinned output: design runs repeat it instead of running the node. */
+export function PinnedNote({ pin, onUnpin }: { pin: OutputPin; onUnpin?: () => void }) {
+  return (
+    <div className="pinned-note small" data-testid="pinned-output">
+      <strong>Output pinned</strong> on {pin.port}: design runs repeat it instead of running this node
+      (versions, evaluations and deployed agents always run it).
+      <pre>{asText(pin.value)}</pre>
+      {onUnpin && <button type="button" onClick={onUnpin}>Unpin</button>}
+    </div>
+  );
+}
+
+function Attempt({ record, onPin }: { record: NodeRecord; onPin?: (port: string, value: unknown) => void }) {
+  const output = record.output;
+  const exact = output && !output.truncated && !output.redacted;
   const cost = record.usage.cost ? ` · cost ${record.usage.cost}` : "";
   return (
     <div className="node-attempt" data-testid="node-attempt" data-status={record.status}>
@@ -61,7 +82,14 @@ function Attempt({ record }: { record: NodeRecord }) {
       </div>
       {record.error && <p className="error">{record.error.code}: {record.error.message}</p>}
       {record.inputs.map((v, i) => <ValueBox key={i} label={`Input from ${v.source}`} value={v} />)}
-      {record.output && <ValueBox label={`Output → ${record.output.port}`} value={record.output} testId="node-output" />}
+      {output && <ValueBox label={`Output → ${output.port}`} value={output} testId="node-output" />}
+      {output && onPin && (
+        <button type="button" disabled={!exact} onClick={() => onPin(output.port, output.value)}
+                title={exact ? "Design runs repeat this output instead of running the node (no call, no tokens)."
+                  : "An output cut at the record limit or redacted cannot be pinned."}>
+          Pin output
+        </button>
+      )}
     </div>
   );
 }

@@ -23,13 +23,14 @@ function KiongaNode({ id, data, selected }: NodeProps<CanvasNode>) {
   const issues = ctx.pinned.nodes.get(id) ?? [];
   const errors = issues.filter((i) => i.severity === "error").length;
   const run = ctx.runStates.get(id);
+  const pin = ctx.outputPins?.get(id);
   const outputs = comp?.outputs ?? [];
-  const cls = ["k-node", `kind-${data.kind}`, selected ? "selected" : "", hint,
+  const cls = ["k-node", `kind-${data.kind}`, selected ? "selected" : "", hint, pin ? "pinned-output" : "",
                run ? `st-${run.status}` : "", errors ? "has-errors" : issues.length ? "has-warnings" : ""];
   const label = data.name || comp?.label || data.kind;
   return (
     <div className={cls.join(" ")} data-node-id={id} data-status={run?.status ?? ""}
-         aria-label={`${comp?.label ?? data.kind} node ${label}${run ? `, ${STATUS_LABEL[run.status]}` : ""}${issues.length ? `, ${issues.length} issue(s)` : ""}`}>
+         aria-label={`${comp?.label ?? data.kind} node ${label}${run ? `, ${STATUS_LABEL[run.status]}` : ""}${issues.length ? `, ${issues.length} issue(s)` : ""}${pin ? ", output pinned" : ""}`}>
       {comp && comp.inputs.length > 0 && (
         <Handle type="target" position={Position.Left} id={comp.inputs[0].name}
                 className={"port port-in " + hint}
@@ -40,6 +41,12 @@ function KiongaNode({ id, data, selected }: NodeProps<CanvasNode>) {
         {issues.length > 0 && (
           <span className={"k-badge " + (errors ? "err" : "warn")} data-testid="node-issues"
                 title={issues.map((i) => i.message).join("\n")}>{issues.length}</span>
+        )}
+        {pin && (
+          <span className="k-pin" data-testid="node-pinned"
+                title={`Output pinned on ${pin.port}: design runs repeat it instead of running this node`}>
+            pinned{pin.port !== (outputs[0]?.name ?? "out") ? ` → ${pin.port}` : ""}
+          </span>
         )}
         {run && <span className={`k-state st-${run.status}`} data-testid="node-state">{STATUS_LABEL[run.status]}{run.port && run.status === "completed" && outputs.length > 1 ? ` → ${run.port}` : ""}</span>}
       </div>

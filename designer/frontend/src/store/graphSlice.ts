@@ -1,6 +1,8 @@
 // The graph's actions, following React Flow's "Using a state management library" guide:
 // the store applies React Flow's node and edge changes itself (applyNodeChanges/applyEdgeChanges).
 import { applyEdgeChanges, applyNodeChanges } from "@xyflow/react";
+import { api } from "../api";
+import type { OutputPin } from "../types";
 import type { StateCreator } from "zustand";
 import { checkConnection } from "../compat";
 import { edgeId, freshId, renameNode, renameProblem, type CanvasNode } from "../graph";
@@ -25,6 +27,7 @@ export const graphSlice = (init: Initial): StateCreator<EditorState, [], [], Gra
     tab: /[#&]run=/.test(globalThis.location?.hash ?? "") ? "run" : "inspect",
     runView: null,
     rerun: null,
+    outputPins: new Map(),
 
     say: (text, kind = "info") => set({ notice: { text, kind } }),
     dismiss: () => set({ notice: null }),
@@ -33,6 +36,32 @@ export const graphSlice = (init: Initial): StateCreator<EditorState, [], [], Gra
     setDesign: (design) => set({ design }),
     setRunView: (runView) => set({ runView }),
     requestRerun: (rerun) => set(rerun ? { rerun, tab: "run" } : { rerun }),
+    setOutputPins: (pins) => set({ outputPins: new Map(pins.map((p) => [p.node_id, p])) }),
+    pinOutput: async (nodeId, port, value) => {
+      const path = `/agent-designs/${get().design.id}/pins/${encodeURIComponent(nodeId)}`;
+      try {
+        const pin = await api<OutputPin>("PUT", path, { port, value });
+        set({ outputPins: new Map(get().outputPins).set(nodeId, pin) });
+        get().say(`Pinned ${nodeId}'s output: design runs repeat it instead of running the node.`);
+        return true;
+      } catch (e) {
+        get().say(`Could not pin ${nodeId}'s output: ${e instanceof Error ? e.message : String(e)}`, "error");
+        return false;
+      }
+    },
+    unpinOutput: async (nodeId) => {
+      const path = `/agent-designs/${get().design.id}/pins/${encodeURIComponent(nodeId)}`;
+      try {
+        await api<unknown>("DELETE", path);
+      } catch (e) {
+        get().say(`Could not unpin ${nodeId}: ${e instanceof Error ? e.message : String(e)}`, "error");
+        return false;
+      }
+      const pins = new Map(get().outputPins);
+      pins.delete(nodeId);
+      set({ outputPins: pins });
+      return true;
+    },
 
     remember: () => {
       if (recordedThisTick) return;

@@ -3,7 +3,7 @@ import type { Connection, EdgeChange, NodeChange } from "@xyflow/react";
 import type { CanvasEdge, CanvasNode } from "../graph";
 import type { History } from "../history";
 import type { RunView } from "../runstate";
-import type { ComponentSpec, Design, GraphDoc, GraphSettings, Registry, Report } from "../types";
+import type { ComponentSpec, Design, GraphDoc, GraphSettings, OutputPin, Registry, Report } from "../types";
 
 /** What undo/redo restores. */
 export interface Snapshot {
@@ -48,6 +48,8 @@ export interface GraphState {
   runView: RunView | null;
   /** A re-run the Inspector asked for; the run panel starts it and clears it. */
   rerun: { fromRun: string; fromNode: string } | null;
+  /** The design's pinned outputs by node ID (they live with the design, not the graph). */
+  outputPins: Map<string, OutputPin>;
 
   say: (text: string, kind?: Notice["kind"]) => void;
   dismiss: () => void;
@@ -56,6 +58,10 @@ export interface GraphState {
   setDesign: (design: Design) => void;
   setRunView: (view: RunView | null) => void;
   requestRerun: (rerun: { fromRun: string; fromNode: string } | null) => void;
+  setOutputPins: (pins: OutputPin[]) => void;
+  /** Pin `value` as node `nodeId`'s output `port` (PUT …/pins/{node}); false when refused. */
+  pinOutput: (nodeId: string, port: string, value: unknown) => Promise<boolean>;
+  unpinOutput: (nodeId: string) => Promise<boolean>;
   /** Push the current graph on the undo stack (once per tick, however many edits follow). */
   remember: () => void;
   undo: () => void;
