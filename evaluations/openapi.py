@@ -31,6 +31,9 @@ FIXTURES: dict[str, Any] = obj({
     "cases": {"type": "array", "items": CASE},
     "updated_at": _NULLABLE_STRING,
 })
+ONE_CASE: dict[str, Any] = obj({"design_id": STRING, "revision": INTEGER, "case": CASE})
+DELETED_CASE: dict[str, Any] = obj({"design_id": STRING, "revision": INTEGER,
+                                    "deleted": STRING})
 HOP: dict[str, Any] = obj({"from": STRING, "port": STRING, "to": STRING})
 SUGGESTION: dict[str, Any] = obj({
     "name": STRING, "input": STRING, "tags": _STRINGS, "expected": EXPECTED,
