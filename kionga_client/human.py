@@ -174,6 +174,8 @@ LISTS: dict[str, tuple[str, list[str]]] = {
     "approvals list": ("approvals", ["id", "run_id", "design_name", "node_id", "message",
                                      "expires_at"]),
     "runs events": ("events", ["seq", "type", "node_id", "at", "preview"]),
+    "fixtures list": ("cases", ["id", "name", "input", "tags"]),
+    "fixtures suggest": ("suggestions", ["name", "input", "tags"]),
 }
 RUN_COLUMNS = ["id", "status", "started", "duration", "error"]
 
