@@ -62,7 +62,9 @@ CASE_RESULT: dict[str, Any] = obj({
     "passed": {"type": ["boolean", "null"]},
     "reason": STRING, "run_id": _NULLABLE_STRING, "judge_run_id": _NULLABLE_STRING,
     "output": _NULLABLE_STRING, "tool_accuracy": _NUMBER_OR_NULL,
-    "completed_calls": _STRINGS, "judge_scores": _SCORES, "judge_reason": STRING,
+    "completed_calls": _STRINGS,
+    "path": {**_STRINGS, "description": "The nodes the case's run completed, in order."},
+    "judge_scores": _SCORES, "judge_reason": STRING,
     "review": {"anyOf": [REVIEW, {"type": "null"}]},
     "finished_at": _NULLABLE_STRING,
 })

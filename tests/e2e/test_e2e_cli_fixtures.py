@@ -53,6 +53,7 @@ def test_fixtures_from_the_cli(stack: Stack, api: Api, alice: Any, tmp_path: Pat
     assert [(c["case_id"], c["input"]) for c in evaluation["cases"]] == [
         (case_id, "hello there")]
     assert evaluation["passed"] is True
+    assert evaluation["cases"][0]["path"] == ["input", "prompt", "model", "output"]
 
     suggested = kionga("fixtures", "suggest", design_id)["data"]
     assert suggested["suggestions"] and suggested["saved"] == []

@@ -23,7 +23,7 @@ export interface Evaluation {
 /** One case's result (GET /agent-evaluations/{id}), with the case as it ran (`expected`). */
 export interface CaseResult {
   case_id: string; name: string; status: string; reason?: string | null;
-  input?: string; output?: string | null; completed_calls?: string[];
+  input?: string; output?: string | null; completed_calls?: string[]; path?: string[];
   judge_scores?: Record<string, number>; judge_reason?: string;
   expected?: { calls?: string[]; judge?: { criteria: string[]; reference?: string | null; min_score: number } | null };
 }
@@ -104,13 +104,13 @@ export function CaseResults({ cases }: { cases: CaseResult[] }) {
             <td><strong>{c.name}</strong><div className="muted">{c.status}{c.reason ? `: ${c.reason}` : ""}</div></td>
             <td>
               <div data-testid="case-output">output: {c.output ?? "—"}</div>
-              <div className="muted">path: {(c.completed_calls ?? []).join(" → ") || "—"}</div>
+              <div className="muted">path: {(c.path ?? []).join(" → ") || "—"}</div>
               {scores.length > 0 && <div data-testid="case-scores">scores: {scores.map(([k, v]) => `${k} ${v.toFixed(2)}`).join(", ")}</div>}
               {c.judge_reason && <div className="muted">judge: {c.judge_reason}</div>}
             </td>
             <td>
               {judge?.reference && <div data-testid="case-expected-answer">answer: {judge.reference}</div>}
-              <div className="muted">calls: {(c.expected?.calls ?? []).join(" → ") || "—"}</div>
+              <div className="muted">calls: {(c.expected?.calls ?? []).join(" → ") || "—"}{(c.expected?.calls ?? []).length ? ` (${(c.completed_calls ?? []).length} completed)` : ""}</div>
               {judge && <div>criteria: {judge.criteria.join(", ")} ≥ {judge.min_score}</div>}
             </td>
           </tr>

@@ -230,8 +230,10 @@ export function RunPanel({ designId, nodeIds, dirty, canEdit, saveFirst, onView 
       </div>
       {error && <p className="error" role="alert">{error}</p>}
       {run && view && <RunStatus run={run} view={view} replaying={replaying} />}
-      {run && !active && canEdit && ["completed", "failed", "cancelled"].includes(run.status) && (
-        <SaveAsCase key={run.id} designId={designId} run={run} />
+      {run && view && !active && !replaying && canEdit && (
+        // The stream's terminal event ends a run here (the stored row may lag behind it).
+        <SaveAsCase key={run.id} designId={designId}
+                    run={{ id: run.id, input: run.input, output: run.output ?? view.output }} />
       )}
       <h3>Past runs</h3>
       <PastRuns runs={past} onReplay={replay} />

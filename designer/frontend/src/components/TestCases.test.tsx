@@ -90,7 +90,7 @@ describe("CaseResults", () => {
   it("shows each case's output, path, scores and reason next to what it expected", () => {
     render(<CaseResults cases={[{
       case_id: "c1", name: "Refund", status: "failed", reason: "judge score 0.40 < 0.7",
-      output: "No.", completed_calls: ["input", "is-refund"], judge_scores: { relevance: 0.4 },
+      output: "No.", completed_calls: ["is-refund"], path: ["input", "is-refund"], judge_scores: { relevance: 0.4 },
       judge_reason: "Off topic.", expected: { calls: ["is-refund"], judge: { criteria: ["relevance"], reference: "Sure", min_score: 0.7 } },
     }]} />);
     const row = screen.getByTestId("case-result");
@@ -101,5 +101,6 @@ describe("CaseResults", () => {
     expect(row.textContent).toContain("path: input → is-refund");
     expect(row.textContent).toContain("judge: Off topic.");
     expect(row.textContent).toContain("criteria: relevance ≥ 0.7");
+    expect(row.textContent).toContain("calls: is-refund (1 completed)");
   });
 });
