@@ -34,10 +34,12 @@ def fixtures_add(gw: Gateway, design_id: str, case: dict[str, Any]) -> Result:
 
 def fixtures_update(gw: Gateway, design_id: str, case_id: str,
                     changes: dict[str, Any]) -> Result:
-    """Replace the case `case_id` by itself with `changes` applied (the keys given
-    replace the stored ones)."""
+    """Replace the case `case_id` by itself with `changes` applied: the keys given
+    replace the stored ones, and within `expected` its keys given (`calls`, `judge`)."""
     current = _case(gw, design_id, case_id)
     body = {k: v for k, v in {**current, **changes}.items() if k != "id"}
+    if isinstance(changes.get("expected"), dict) and isinstance(current.get("expected"), dict):
+        body["expected"] = {**current["expected"], **changes["expected"]}
     updated = gw.request("PUT", f"{_fixtures(design_id)}/cases/{case_id}", json=body,
                          not_found="NOT_FOUND")
     return Result({**updated, "case_id": case_id})

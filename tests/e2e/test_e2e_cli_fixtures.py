@@ -43,10 +43,15 @@ def test_fixtures_from_the_cli(stack: Stack, api: Api, alice: Any, tmp_path: Pat
     assert updated["case"]["expected"]["calls"] == ["output"]
     assert updated["case"]["tags"] == ["smoke"]  # what was not given is kept
 
+    # --call changes the expected calls and keeps the expected answer.
+    kept = kionga("fixtures", "update", design_id, saved["case_id"], "--call", "model")["data"]
+    assert kept["case"]["expected"]["calls"] == ["model"]
+    assert kept["case"]["expected"]["judge"]["reference"] == run["output"]
+
     deleted = kionga("fixtures", "delete", design_id, saved["case_id"])["data"]
-    assert (deleted["deleted"], deleted["revision"]) == (saved["case_id"], 4)
+    assert (deleted["deleted"], deleted["revision"]) == (saved["case_id"], 5)
     listed = kionga("fixtures", "list", design_id)["data"]
-    assert [c["id"] for c in listed["cases"]] == [case_id] and listed["revision"] == 4
+    assert [c["id"] for c in listed["cases"]] == [case_id] and listed["revision"] == 5
 
     # The next evaluation runs the case as edited.
     evaluation = kionga("evaluate", design_id)["data"]
@@ -57,8 +62,9 @@ def test_fixtures_from_the_cli(stack: Stack, api: Api, alice: Any, tmp_path: Pat
 
     suggested = kionga("fixtures", "suggest", design_id)["data"]
     assert suggested["suggestions"] and suggested["saved"] == []
-    kept = kionga("fixtures", "suggest", design_id, "--save")["data"]
-    assert kept["revision"] == 5 and len(kept["saved"]) == len(kept["suggestions"])
+    saved_all = kionga("fixtures", "suggest", design_id, "--save")["data"]
+    assert saved_all["revision"] == 6
+    assert len(saved_all["saved"]) == len(saved_all["suggestions"])
 
     table, _ = kionga.human("fixtures", "list", design_id)
     assert case_id in table
