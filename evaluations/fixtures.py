@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import Any, Final
 
 from django.contrib.auth.models import User
@@ -14,9 +15,15 @@ from contracts.suggest import suggest_cases
 from designs.models import Design
 from designs.validation import revision_report
 from evaluations.models import Fixtures
-from evaluations.serializers import MAX_CASES
-from kionga.errors import APIError
+from evaluations.serializers import (
+    DEFAULT_MIN_SCORE,
+    MAX_CASE_INPUT_CHARS,
+    MAX_CASES,
+    MAX_REFERENCE_CHARS,
+)
+from kionga.errors import APIError, invalid_field, not_found
 from runner.request import DEFAULT_APPROVAL_DECISION, ScriptedApprovals
+from runs.models import Run
 
 
 def fixtures_dict(design: Design) -> dict[str, Any]:
@@ -27,6 +34,11 @@ def fixtures_dict(design: Design) -> dict[str, Any]:
         "cases": found.cases if found else [],
         "updated_at": found.updated_at.isoformat() if found else None,
     }
+
+
+def case_answer(design: Design, revision: int, case: dict[str, Any]) -> dict[str, Any]:
+    """The answer of a POST or PUT of one case."""
+    return {"design_id": str(design.pk), "revision": revision, "case": case}
 
 
 # The nodes a case's `approvals` may name: approval nodes, and the nodes that run a
@@ -167,3 +179,104 @@ def do_save_suggestions(user: User, design: Design, read_revision: int,
              for p in fresh[:max(0, MAX_CASES - len(cases))]]
     do_put_fixtures(user, design, read_revision, cases + saved)
     return saved
+
+
+# --- one case at a time (POST …/fixtures/cases, PUT/DELETE …/fixtures/cases/{case_id}) ---
+
+FROM_RUN_CRITERIA: Final = ["task_completion"]
+
+
+def check_case_body(design: Design, body: dict[str, Any]) -> dict[str, Any]:
+    """The case a POST or PUT of one case describes (not yet checked against the other
+    cases): with `from_run`, the input (unless given) and, with `expect_output`, the
+    expected answer are that run's; 404 for a run not of this design, 400 for one without
+    an output or with text over the cases' limits."""
+    case = {k: v for k, v in body.items() if k not in ("from_run", "expect_output")}
+    if body["from_run"] is None:
+        if body["expect_output"]:
+            raise invalid_field("expect_output", "Give from_run: the output is a run's.")
+        if case["input"] is None:
+            raise invalid_field("input", "This field is required.")
+        return case
+    run = Run.objects.filter(pk=body["from_run"], design=design).first()
+    if run is None:
+        raise not_found("Run not found in this design.")
+    if case["input"] is None:
+        if len(run.input) > MAX_CASE_INPUT_CHARS:
+            raise invalid_field("from_run", f"The run's input is longer than a case's "
+                                f"{MAX_CASE_INPUT_CHARS} characters.")
+        case["input"] = run.input
+    if body["expect_output"]:
+        if run.output is None:
+            raise invalid_field("expect_output", f"The run has no output (it is {run.status}).")
+        if len(run.output) > MAX_REFERENCE_CHARS:
+            raise invalid_field("expect_output", f"The run's output is longer than an "
+                                f"expected answer's {MAX_REFERENCE_CHARS} characters.")
+        judge = case["expected"].get("judge") or {"criteria": FROM_RUN_CRITERIA,
+                                                  "min_score": DEFAULT_MIN_SCORE}
+        case["expected"] = {**case["expected"], "judge": {**judge, "reference": run.output}}
+    return case
+
+
+def do_add_case(user: User, design: Design, case: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """Append a case; (the new fixtures revision, the stored case)."""
+    def add(cases: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+        if len(cases) >= MAX_CASES:
+            raise APIError(400, "invalid_request", f"A design has at most {MAX_CASES} test "
+                           "cases; delete one first.", {"fields": {"cases": [
+                               f"At most {MAX_CASES}."]}})
+        return [*cases, case], len(cases)
+    return _change_cases(user, design, add)
+
+
+def do_update_case(user: User, design: Design, case_id: str,
+                   case: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """Replace the case `case_id` (its ID and position kept); 404 when there is none."""
+    if case["id"] not in (None, case_id):
+        raise invalid_field("id", "A case's ID does not change: leave it out or send "
+                            f"{case_id!r}.")
+    def update(cases: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+        index = _index_of(cases, case_id)
+        return [*cases[:index], {**case, "id": case_id}, *cases[index + 1:]], index
+    return _change_cases(user, design, update)
+
+
+def do_delete_case(user: User, design: Design, case_id: str) -> int:
+    """Delete the case `case_id`; the new fixtures revision (404 when there is none)."""
+    def delete(cases: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+        index = _index_of(cases, case_id)
+        return [*cases[:index], *cases[index + 1:]], -1
+    return _change_cases(user, design, delete)[0]
+
+
+def _index_of(cases: list[dict[str, Any]], case_id: str) -> int:
+    for index, found in enumerate(cases):
+        if found.get("id") == case_id:
+            return index
+    raise not_found("Test case not found in this design.")
+
+
+Change = Callable[[list[dict[str, Any]]], tuple[list[dict[str, Any]], int]]
+
+
+def _change_cases(user: User, design: Design, change: Change) -> tuple[int, dict[str, Any]]:
+    """Apply `change` (the new cases, and the index of the case it answers) to the
+    design's cases under the fixtures row's lock, checked as a PUT is (check_cases), as
+    the next revision: a PUT that read the revision before is then stale (409)."""
+    for _attempt in range(2):  # two first cases at once: one INSERT wins, the other retries
+        try:
+            with transaction.atomic():
+                current = Fixtures.objects.select_for_update().filter(design=design).first()
+                cases, index = change(list(current.cases) if current else [])
+                stored = check_cases(design, cases)
+                if current is None:
+                    Fixtures.objects.create(design=design, revision=1, cases=stored,
+                                            updated_by=user)
+                    return 1, stored[index] if index >= 0 else {}
+                current.revision += 1
+                current.cases, current.updated_by = stored, user
+                current.save(update_fields=["revision", "cases", "updated_by", "updated_at"])
+                return current.revision, stored[index] if index >= 0 else {}
+        except IntegrityError:
+            continue
+    raise _stale(design)

@@ -127,6 +127,8 @@ class EvaluationCase(models.Model):
     reason = models.TextField(blank=True)
     tool_accuracy = models.FloatField(null=True, blank=True)
     completed_calls = models.JSONField(default=list, blank=True)
+    # The node IDs of the run's node.completed events, in order (evaluations.scoring).
+    path = models.JSONField(default=list, blank=True)
     judge_scores = models.JSONField(default=dict, blank=True)
     judge_reason = models.TextField(blank=True)
     review_status = models.CharField(max_length=16, choices=_choices(REVIEW_STATUSES),

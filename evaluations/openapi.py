@@ -31,6 +31,9 @@ FIXTURES: dict[str, Any] = obj({
     "cases": {"type": "array", "items": CASE},
     "updated_at": _NULLABLE_STRING,
 })
+ONE_CASE: dict[str, Any] = obj({"design_id": STRING, "revision": INTEGER, "case": CASE})
+DELETED_CASE: dict[str, Any] = obj({"design_id": STRING, "revision": INTEGER,
+                                    "deleted": STRING})
 HOP: dict[str, Any] = obj({"from": STRING, "port": STRING, "to": STRING})
 SUGGESTION: dict[str, Any] = obj({
     "name": STRING, "input": STRING, "tags": _STRINGS, "expected": EXPECTED,
@@ -59,7 +62,9 @@ CASE_RESULT: dict[str, Any] = obj({
     "passed": {"type": ["boolean", "null"]},
     "reason": STRING, "run_id": _NULLABLE_STRING, "judge_run_id": _NULLABLE_STRING,
     "output": _NULLABLE_STRING, "tool_accuracy": _NUMBER_OR_NULL,
-    "completed_calls": _STRINGS, "judge_scores": _SCORES, "judge_reason": STRING,
+    "completed_calls": _STRINGS,
+    "path": {**_STRINGS, "description": "The nodes the case's run completed, in order."},
+    "judge_scores": _SCORES, "judge_reason": STRING,
     "review": {"anyOf": [REVIEW, {"type": "null"}]},
     "finished_at": _NULLABLE_STRING,
 })

@@ -246,7 +246,7 @@ def settle_case(case_id: int) -> str | None:
             scoring.after_judge(case, judge_repointed(case.evaluation))
         else:
             return str(case.evaluation_id)
-        case.save(update_fields=["status", "output", "completed_calls", "tool_accuracy",
+        case.save(update_fields=["status", "output", "completed_calls", "path", "tool_accuracy",
                                  "judge_scores", "judge_reason", "reason", "finished_at"])
         return str(case.evaluation_id)
 

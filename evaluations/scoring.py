@@ -6,7 +6,7 @@ the case's result fields and its next status (to_judge, passed or failed).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from django.utils import timezone
 
@@ -27,6 +27,15 @@ def completed_calls(run: Run, calls: list[str]) -> list[str]:
     return [call for call in calls if call in done]
 
 
+MAX_PATH: Final = 500  # a loop's nodes complete once per round: the path stops there
+
+
+def run_path(run: Run) -> list[str]:
+    """The nodes the run completed, in the order they completed (at most MAX_PATH)."""
+    rows = RunEvent.objects.filter(run=run, type="node.completed").order_by("seq")
+    return [str(node) for node in rows.values_list("data__node_id", flat=True)[:MAX_PATH]]
+
+
 def after_run(case: EvaluationCase, judge: JudgeConfig) -> None:
     """The case's run ended: its calls decide, then the judge if the case has criteria."""
     run = case.run
@@ -34,6 +43,7 @@ def after_run(case: EvaluationCase, judge: JudgeConfig) -> None:
     calls: list[str] = list(case.case["expected"].get("calls") or [])
     case.output = run.output
     case.completed_calls = completed_calls(run, calls)
+    case.path = run_path(run)
     case.tool_accuracy = len(case.completed_calls) / len(calls) if calls else None
     problems = []
     if run.status != "completed":

@@ -16,6 +16,7 @@ from contracts.suggest import MAX_CASE_NAME, MAX_SUGGESTED_INPUT
 from evaluations.models import REVIEW_STATUSES
 from evaluations.openapi import APPROVALS
 from kionga.request_body import (
+    ClosedSerializer,
     StrictBooleanField,
     StrictCharField,
     StrictFloatField,
@@ -168,3 +169,20 @@ class ReviewSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=REVIEW_STATUSES)
     note = StrictCharField(required=False, allow_blank=True, default="",
                            max_length=MAX_REVIEW_NOTE_CHARS)
+
+
+class OneCaseSerializer(ClosedSerializer, CaseSerializer):
+    """The body of POST …/fixtures/cases and PUT …/fixtures/cases/{case_id}: one case,
+    no other key. `input` may be left out with `from_run` (the run's input is taken)."""
+
+    input = StrictCharField(allow_blank=True, max_length=MAX_CASE_INPUT_CHARS, required=False,
+                            default=None)
+    from_run = serializers.UUIDField(
+        required=False, allow_null=True, default=None,
+        help_text="A run of this design: the case's input is the run's (unless input is "
+                  "given).")
+    expect_output = StrictBooleanField(
+        required=False, default=False,
+        help_text="With from_run: the run's output becomes the expected answer "
+                  "(expected.judge.reference; criteria task_completion unless "
+                  "expected.judge names others).")

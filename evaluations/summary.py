@@ -154,6 +154,7 @@ def case_dict(case: EvaluationCase) -> dict[str, Any]:
         "output": case.output,
         "tool_accuracy": case.tool_accuracy,
         "completed_calls": list(case.completed_calls or []),
+        "path": list(case.path or []),
         "judge_scores": dict(case.judge_scores or {}),
         "judge_reason": case.judge_reason,
         "review": None if not case.review_status else {

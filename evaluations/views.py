@@ -16,6 +16,7 @@ from evaluations import actions, fixtures
 from evaluations import openapi as doc
 from evaluations.progress import do_cancel_evaluation
 from evaluations.serializers import (
+    OneCaseSerializer,
     PutFixturesSerializer,
     ReviewSerializer,
     StartEvaluationSerializer,
@@ -44,6 +45,34 @@ def design_fixtures(request: Request, design_id: uuid.UUID) -> Response:
     assert isinstance(request.user, User)
     fixtures.do_put_fixtures(request.user, design, body["revision"], cases)
     return Response(fixtures.fixtures_dict(design))
+
+
+@extend_schema(request=OneCaseSerializer, responses=answers(201, doc.ONE_CASE),
+               operation_id="add_fixture_case")
+@api_view(["POST"])
+def fixture_cases(request: Request, design_id: uuid.UUID) -> Response:
+    design = check_design_access(request.user, design_id, Role.EDITOR)
+    case = fixtures.check_case_body(design, parse(OneCaseSerializer, request.data))
+    assert isinstance(request.user, User)
+    revision, stored = fixtures.do_add_case(request.user, design, case)
+    return Response(fixtures.case_answer(design, revision, stored), status=201)
+
+
+@extend_schema(methods=["PUT"], request=OneCaseSerializer, responses=answers(200, doc.ONE_CASE),
+               operation_id="update_fixture_case")
+@extend_schema(methods=["DELETE"], request=None, responses=answers(200, doc.DELETED_CASE),
+               operation_id="delete_fixture_case")
+@api_view(["PUT", "DELETE"])
+def fixture_case(request: Request, design_id: uuid.UUID, case_id: str) -> Response:
+    design = check_design_access(request.user, design_id, Role.EDITOR)
+    assert isinstance(request.user, User)
+    if request.method == "DELETE":
+        revision = fixtures.do_delete_case(request.user, design, case_id)
+        return Response({"design_id": str(design.pk), "revision": revision,
+                         "deleted": case_id})
+    case = fixtures.check_case_body(design, parse(OneCaseSerializer, request.data))
+    revision, stored = fixtures.do_update_case(request.user, design, case_id, case)
+    return Response(fixtures.case_answer(design, revision, stored))
 
 
 @extend_schema(request=SuggestSerializer, responses=answers(200, doc.SUGGESTIONS),

@@ -87,6 +87,9 @@ _GROUPS: Final[dict[str, dict[str, str]]] = {
     "evaluations": {
         "get_fixtures": "Read a design's test cases",
         "put_fixtures": "Save a design's test cases",
+        "add_fixture_case": "Add one test case (or save a run as one)",
+        "update_fixture_case": "Replace one test case",
+        "delete_fixture_case": "Delete one test case",
         "suggest_fixtures": "Suggest test cases from the graph's paths",
         "list_evaluations": "List a design's evaluations",
         "start_evaluation": "Start an evaluation",

@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 import click
 
 from kionga_client import envelope, ids, releases
+from kionga_client import fixtures as cases
 from kionga_client import operations as ops
 from kionga_client.errors import KiongaError
 from kionga_client.gateway import Gateway, Settings
@@ -305,6 +306,86 @@ def run(gw: Gateway, out: Out, design_id: str, text: str, version: int | None, y
     final = follow_run(ctx, gw, out, "run", design_id, started["run_id"], events)
     ops.check_outcome(final)
     return ops.Result({k: v for k, v in final.items() if k != "events"}, warnings)
+
+
+@cli.group()
+def fixtures() -> None:
+    """A design's test cases: list, add, update, delete, suggest."""
+
+
+def case_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The options that describe a case, over a --file JSON object's keys."""
+    for option in reversed((
+        click.option("--file", "path", help="A JSON object: the case (- for stdin)."),
+        click.option("--name", help="The case's name (unique in the design)."),
+        click.option("--input", "text", help="The input the case runs with."),
+        click.option("--tag", "tags", multiple=True, help="A tag (repeat for more)."),
+        click.option("--call", "calls", multiple=True,
+                     help="A node that must complete (repeat for more)."),
+    )):
+        command = option(command)
+    return command
+
+
+@fixtures.command("list")
+@click.argument("design_id")
+@common("fixtures list")
+def fixtures_list(gw: Gateway, out: Out, design_id: str) -> ops.Result:
+    """The design's test cases and their revision."""
+    return cases.fixtures_list(gw, ids.design(gw, design_id))
+
+
+@fixtures.command("add")
+@click.argument("design_id")
+@case_options
+@click.option("--from-run", "from_run", help="Take the input of this run of the design "
+              "(its ID or a unique prefix).")
+@click.option("--expect-output", is_flag=True,
+              help="With --from-run: the run's output is the expected answer.")
+@common("fixtures add")
+def fixtures_add(gw: Gateway, out: Out, design_id: str, path: str | None, name: str | None,
+                 text: str | None, tags: tuple[str, ...], calls: tuple[str, ...],
+                 from_run: str | None, expect_output: bool) -> ops.Result:
+    """Add a test case (from a file, options, or a past run: "save as test case")."""
+    design_id = ids.design(gw, design_id)
+    if from_run is not None:
+        from_run = ids.run(gw, from_run, design_id)[0]
+    return cases.fixtures_add(gw, design_id, cases.case_of(
+        path, name=name, text=text, tags=tags, calls=calls, from_run=from_run,
+        expect_output=expect_output))
+
+
+@fixtures.command("update")
+@click.argument("design_id")
+@click.argument("case_id")
+@case_options
+@common("fixtures update")
+def fixtures_update(gw: Gateway, out: Out, design_id: str, case_id: str, path: str | None,
+                    name: str | None, text: str | None, tags: tuple[str, ...],
+                    calls: tuple[str, ...]) -> ops.Result:
+    """Change a test case: the keys of --file and the options given replace its own."""
+    changes = cases.case_of(path, name=name, text=text, tags=tags, calls=calls)
+    if not changes:
+        raise KiongaError("USAGE", "Nothing to change: give --file or an option.")
+    return cases.fixtures_update(gw, ids.design(gw, design_id), case_id, changes)
+
+
+@fixtures.command("delete")
+@click.argument("design_id")
+@click.argument("case_id")
+@common("fixtures delete")
+def fixtures_delete(gw: Gateway, out: Out, design_id: str, case_id: str) -> ops.Result:
+    """Delete a test case."""
+    return cases.fixtures_delete(gw, ids.design(gw, design_id), case_id)
+
+
+@fixtures.command("suggest")
+@click.argument("design_id")
+@click.option("--save", is_flag=True, help="Add the proposals whose name is free.")
+@common("fixtures suggest")
+def fixtures_suggest(gw: Gateway, out: Out, design_id: str, save: bool) -> ops.Result:
+    """Test cases proposed from the graph's paths (one per path to an output)."""
+    return cases.fixtures_suggest(gw, ids.design(gw, design_id), save=save)
 
 
 @cli.group()

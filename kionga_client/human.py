@@ -175,6 +175,8 @@ LISTS: dict[str, tuple[str, list[str]]] = {
                                      "expires_at"]),
     "runs events": ("events", ["seq", "type", "node_id", "at", "preview"]),
     "agents list": ("agents", ["id", "name", "version", "project_id", "updated_at"]),
+    "fixtures list": ("cases", ["id", "name", "input", "tags"]),
+    "fixtures suggest": ("suggestions", ["name", "input", "tags"]),
 }
 RUN_COLUMNS = ["id", "status", "started", "duration", "error"]
 

@@ -21,6 +21,7 @@ from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.stdio import stdio_server
 
 from kionga_client import __version__, envelope, releases
+from kionga_client import fixtures as cases
 from kionga_client import operations as ops
 from kionga_client.confirmations import (
     CONFIRM_FIELD,
@@ -34,6 +35,8 @@ from kionga_client.guide import agent_guide
 
 Args = dict[str, Any]
 STR, INT, BOOL = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
+CASE = {"type": "object", "description": "a test case: name, input, history, tags, "
+        "expected {calls, judge {criteria, reference, min_score}}, approvals"}
 CONFIRM = {"type": "boolean", "default": False,
            "description": "true once the person you act for agreed to the preview"}
 CONFIRMATION_TOKEN = {"type": "string", "description": "the confirmation_token of this "
@@ -127,6 +130,12 @@ def _rollback_preview(gw: Gateway, a: Args) -> dict[str, Any]:
                     "the version it ran before"}
 
 
+def _fixtures_add(gw: Gateway, a: Args) -> ops.Result:
+    extra = {"from_run": a.get("from_run"), "expect_output": a.get("expect_output") or None}
+    return cases.fixtures_add(gw, a["design_id"], {
+        **a["case"], **{k: v for k, v in extra.items() if v is not None}})
+
+
 TOOLS: list[ToolSpec] = [
     ToolSpec("capabilities", "Version, your projects, component registry, conversions, "
              "condition operators and the gateway's features.", {}, (),
@@ -166,6 +175,13 @@ TOOLS: list[ToolSpec] = [
                                               run_id=a.get("run_id"), limit=a.get("limit"))),
     ToolSpec("agents_list", "Deployed agents of your projects.", {"project_id": INT}, (),
              lambda gw, a: ops.agents_list(gw, a.get("project_id"))),
+    ToolSpec("fixtures_list", "A design's test cases (id, name, input, history, tags, "
+             "expected calls and judge, approvals) and their revision.",
+             {"design_id": STR}, ("design_id",),
+             lambda gw, a: cases.fixtures_list(gw, a["design_id"])),
+    ToolSpec("fixtures_suggest", "Test cases proposed from the design's graph paths (not "
+             "saved: add the ones you want with fixtures_add).", {"design_id": STR},
+             ("design_id",), lambda gw, a: cases.fixtures_suggest(gw, a["design_id"])),
     ToolSpec("designs_create", "Create a design from a template id or a graph.",
              {"template": STR, "graph": {"type": "object"}, "name": STR, "project_id": INT,
               "require_evaluation": BOOL},
@@ -201,6 +217,23 @@ TOOLS: list[ToolSpec] = [
                  gw, a["design_id"], revision=a.get("revision"), gate=a.get("gate", True),
                  detach=bool(a.get("detach"))),
              side_effect=True, preview=_previewed("evaluate design {design_id}")),
+    ToolSpec("fixtures_add", "Add a test case to a design: case is the gateway's case "
+             "object (name, input, history, tags, expected, approvals). With from_run "
+             "(a run of the design) the input is the run's; with expect_output too, its "
+             "output becomes the expected answer.",
+             {"design_id": STR, "case": CASE, "from_run": STR, "expect_output": BOOL},
+             ("design_id", "case"), _fixtures_add,
+             side_effect=True, preview=_previewed("add a test case to design {design_id}")),
+    ToolSpec("fixtures_update", "Change a test case: the keys of case replace its own.",
+             {"design_id": STR, "case_id": STR, "case": CASE},
+             ("design_id", "case_id", "case"),
+             lambda gw, a: cases.fixtures_update(gw, a["design_id"], a["case_id"], a["case"]),
+             side_effect=True, preview=_previewed("change test case {case_id}")),
+    ToolSpec("fixtures_delete", "Delete a test case of a design.",
+             {"design_id": STR, "case_id": STR}, ("design_id", "case_id"),
+             lambda gw, a: cases.fixtures_delete(gw, a["design_id"], a["case_id"]),
+             side_effect=True, destructive=True,
+             preview=_previewed("delete test case {case_id}")),
     ToolSpec("publish", "Publish a revision as an immutable version.",
              {"design_id": STR, "revision": INT, "notes": STR, "evaluation_id": STR},
              ("design_id",), lambda gw, a: releases.publish(

@@ -17,7 +17,8 @@ SPEC_EXIT = {1, 2, 3, 4, 5, 6, 7, 8, 130}
 COMMANDS = ["capabilities", "agent-guide", "designs list", "designs show", "designs create",
             "designs update", "templates list", "validate", "run", "runs list", "runs show",
             "runs events", "runs cancel", "evaluate", "publish", "versions list",
-            "approvals list", "agents list", "agents rollback", "mcp"]
+            "approvals list", "agents list", "agents rollback", "fixtures list", "fixtures add",
+            "fixtures update", "fixtures delete", "fixtures suggest", "mcp"]
 
 
 def test_every_code_is_documented_with_its_exit_code() -> None:

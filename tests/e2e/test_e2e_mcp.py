@@ -23,9 +23,10 @@ from tests.stack import VENV_BIN, Stack
 pytestmark = pytest.mark.django_db(transaction=True)
 READ_ONLY = {"capabilities", "designs_list", "designs_show", "templates_list", "validate",
              "run_plan", "runs_list", "runs_show", "runs_events", "versions_list",
-             "approvals_list", "agents_list"}
+             "approvals_list", "agents_list", "fixtures_list", "fixtures_suggest"}
 SIDE_EFFECTS = {"designs_create", "designs_update", "run", "runs_cancel", "evaluate",
-                "publish", "agents_rollback"}
+                "publish", "agents_rollback", "fixtures_add", "fixtures_update",
+                "fixtures_delete"}
 
 
 def confirmation(preview: dict[str, Any]) -> str:

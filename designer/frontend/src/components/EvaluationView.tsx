@@ -18,7 +18,14 @@ export interface Evaluation {
   progress: { done: number; total: number; queued?: number; in_flight?: InFlight[] };
   counts: { total: number; passed: number; failed: number; cancelled: number };
   error?: { message?: string } | null;
-  cases?: { case_id: string; name: string; status: string; reason?: string | null }[];
+  cases?: CaseResult[];
+}
+/** One case's result (GET /agent-evaluations/{id}), with the case as it ran (`expected`). */
+export interface CaseResult {
+  case_id: string; name: string; status: string; reason?: string | null;
+  input?: string; output?: string | null; completed_calls?: string[]; path?: string[];
+  judge_scores?: Record<string, number>; judge_reason?: string;
+  expected?: { calls?: string[]; judge?: { criteria: string[]; reference?: string | null; min_score: number } | null };
 }
 export const ACTIVE = new Set(["queued", "running"]);
 // Only an evaluation that ran every case may open the quality gate (with or without `gate`).
@@ -79,6 +86,36 @@ export function EvaluationView({ evaluation: e, revision }: { evaluation: Evalua
       {failed.length > 0 && (
         <ul className="small">{failed.slice(0, 5).map((c) => <li key={c.case_id}>{c.name}: {c.reason ?? "failed"}</li>)}</ul>
       )}
+      {(e.cases ?? []).length > 0 && <CaseResults cases={e.cases!} />}
     </div>
+  );
+}
+
+/** Each case's output, path and judge scores next to what it expected. */
+export function CaseResults({ cases }: { cases: CaseResult[] }) {
+  return (
+    <table className="case-results small" data-testid="case-results">
+      <thead><tr><th>Case</th><th>Got</th><th>Expected</th></tr></thead>
+      <tbody>{cases.map((c) => {
+        const judge = c.expected?.judge;
+        const scores = Object.entries(c.judge_scores ?? {});
+        return (
+          <tr key={c.case_id} data-testid="case-result" data-case-id={c.case_id} data-status={c.status}>
+            <td><strong>{c.name}</strong><div className="muted">{c.status}{c.reason ? `: ${c.reason}` : ""}</div></td>
+            <td>
+              <div data-testid="case-output">output: {c.output ?? "—"}</div>
+              <div className="muted">path: {(c.path ?? []).join(" → ") || "—"}</div>
+              {scores.length > 0 && <div data-testid="case-scores">scores: {scores.map(([k, v]) => `${k} ${v.toFixed(2)}`).join(", ")}</div>}
+              {c.judge_reason && <div className="muted">judge: {c.judge_reason}</div>}
+            </td>
+            <td>
+              {judge?.reference && <div data-testid="case-expected-answer">answer: {judge.reference}</div>}
+              <div className="muted">calls: {(c.expected?.calls ?? []).join(" → ") || "—"}{(c.expected?.calls ?? []).length ? ` (${(c.completed_calls ?? []).length} completed)` : ""}</div>
+              {judge && <div>criteria: {judge.criteria.join(", ")} ≥ {judge.min_score}</div>}
+            </td>
+          </tr>
+        );
+      })}</tbody>
+    </table>
   );
 }

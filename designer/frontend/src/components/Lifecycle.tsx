@@ -6,6 +6,7 @@ import { api, ApiError, isMissingRoute } from "../api";
 import { forgetResources } from "../resources";
 import type { Design } from "../types";
 import { ACTIVE, EvaluationView, ranEveryCase, type Evaluation } from "./EvaluationView";
+import { TestCases, type TestCase } from "./TestCases";
 import { VersionList, type Version } from "./VersionList";
 
 interface Props {
@@ -16,7 +17,7 @@ interface Props {
   onDesign?: (design: Design) => void;
 }
 
-interface Case { id?: string; name: string; input: string }
+type Case = TestCase;
 interface Fixtures { revision: number; cases: Case[] }
 // A publish's answer: the version, and for an unchanged behaviour (200) why nothing new was published.
 interface Published extends Version { created?: boolean; message?: string }
@@ -154,8 +155,8 @@ export function Lifecycle({ design, dirty, canEdit, onDesign }: Props) {
       {fixtures === "unavailable" ? <p className="muted small">Not available on this server yet.</p> : (
         <div data-testid="fixtures" data-count={cases.length}>
           <p className="small">{fixtures === null ? "loading…" : `${cases.length} case(s)${fixtures.revision ? `, revision ${fixtures.revision}` : ""}.`}</p>
-          {cases.length > 0 && <ul className="cases small">{cases.slice(0, 12).map((c) => (
-            <li key={c.id ?? c.name} title={c.input}>{c.name}</li>))}{cases.length > 12 && <li>…</li>}</ul>}
+          <TestCases designId={design.id} cases={cases} canEdit={canEdit} onChanged={loadFixtures}
+                     onError={(title, e) => setAnswer(explain(title, e))} />
           <div className="row">
             <button type="button" onClick={suggest} disabled={busy}>Suggest test cases</button>
           </div>

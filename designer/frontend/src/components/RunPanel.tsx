@@ -9,6 +9,7 @@ import { useEditor } from "../store/editor";
 import type { Run, RunEvent } from "../types";
 import { parseTurns } from "../turns";
 import { PastRuns, RunOptions, RunStatus, type RunOptionsValue } from "./RunViews";
+import { SaveAsCase } from "./TestCases";
 
 const EVENT_TYPES = ["run.started", "node.started", "node.retrying", "node.completed",
   "node.skipped", "node.failed", "approval.requested", "approval.resolved",
@@ -229,6 +230,11 @@ export function RunPanel({ designId, nodeIds, dirty, canEdit, saveFirst, onView 
       </div>
       {error && <p className="error" role="alert">{error}</p>}
       {run && view && <RunStatus run={run} view={view} replaying={replaying} />}
+      {run && view && !active && !replaying && canEdit && (
+        // The stream's terminal event ends a run here (the stored row may lag behind it).
+        <SaveAsCase key={run.id} designId={designId}
+                    run={{ id: run.id, input: run.input, output: run.output ?? view.output }} />
+      )}
       <h3>Past runs</h3>
       <PastRuns runs={past} onReplay={replay} />
     </section>
