@@ -23,6 +23,21 @@ logging.getLogger("httpx").setLevel(logging.WARNING)
 TEST_EGRESS_ALLOW = ["127.0.0.1"]
 os.environ.setdefault("KIONGA_EGRESS_ALLOW", ",".join(TEST_EGRESS_ALLOW))
 
+# Resource secrets are encrypted under KIONGA_SECRET_KEYS (kionga.secret_box): a fixed
+# test key, for this process (settings already loaded) and the processes tests start.
+TEST_SECRET_KEY = "dGVzdC1vbmx5LWtpb25nYS1zZWNyZXQta2V5LTMyYiE="
+os.environ.setdefault("KIONGA_SECRET_KEYS", TEST_SECRET_KEY)
+
+
+def _test_secret_keys() -> None:
+    from django.conf import settings
+
+    if not settings.KIONGA_SECRET_KEYS:
+        settings.KIONGA_SECRET_KEYS = os.environ["KIONGA_SECRET_KEYS"].split(",")
+
+
+_test_secret_keys()
+
 # CI runs the property and fuzz tests on a fixed seed, so a red build is reproducible
 # (and never a coin toss); runs elsewhere explore new examples every time.
 hypothesis_settings.register_profile("ci", derandomize=True, database=None)

@@ -19,7 +19,7 @@ from django.conf import settings
 from django.core.asgi import get_asgi_application
 from django.core.wsgi import get_wsgi_application
 
-from kionga import hot_routes
+from kionga import hot_routes, secret_box
 from kionga.http_limits import RequestLimits
 from kionga.proxies import behind_trusted_proxies
 
@@ -27,6 +27,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kionga.settings")
 
 streams = get_asgi_application()
 requests = WSGIMiddleware(get_wsgi_application(), workers=16)  # type: ignore[arg-type]
+# No listener without the keys resource secrets are stored under: a clear refusal
+# to start instead of calls that cannot authenticate (kionga.secret_box).
+secret_box.configured_keys()
 
 
 def wants_stream(scope: dict[str, Any]) -> bool:
