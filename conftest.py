@@ -13,6 +13,8 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import settings as hypothesis_settings
 
+from tests.secret_key import TEST_SECRET_KEY
+
 # httpx logs one INFO line per request: that would drown the output (and fail the
 # suite's quiet-output check) in every test that talks HTTP.
 logging.getLogger("httpx").setLevel(logging.WARNING)
@@ -22,6 +24,20 @@ logging.getLogger("httpx").setLevel(logging.WARNING)
 # processes; the fixture below for this process, whose settings are already loaded.
 TEST_EGRESS_ALLOW = ["127.0.0.1"]
 os.environ.setdefault("KIONGA_EGRESS_ALLOW", ",".join(TEST_EGRESS_ALLOW))
+
+# Resource secrets are encrypted under KIONGA_SECRET_KEYS (kionga.secret_box): a fixed
+# test key, for this process (settings already loaded) and the processes tests start.
+os.environ.setdefault("KIONGA_SECRET_KEYS", TEST_SECRET_KEY)  # tests/secret_key.py
+
+
+def _test_secret_keys() -> None:
+    from django.conf import settings
+
+    if not settings.KIONGA_SECRET_KEYS:
+        settings.KIONGA_SECRET_KEYS = os.environ["KIONGA_SECRET_KEYS"].split(",")
+
+
+_test_secret_keys()
 
 # CI runs the property and fuzz tests on a fixed seed, so a red build is reproducible
 # (and never a coin toss); runs elsewhere explore new examples every time.

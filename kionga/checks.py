@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.core.checks import CheckMessage, Error, Warning, register
+from django.core.checks import CheckMessage, Error, Tags, Warning, register
 
 from runner.redact import pattern_problems
 
@@ -65,3 +65,29 @@ def check_egress_allow(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
     except ValueError as exc:
         return [Error(str(exc), id="kionga.E005")]
     return []
+
+
+@register()
+def check_secret_keys(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
+    from kionga import secret_box
+
+    try:
+        secret_box.configured_keys()
+    except secret_box.SecretKeyError as exc:
+        return [Error(str(exc), id="kionga.E012")]
+    return []
+
+
+@register(Tags.database)
+def check_stored_secret_keys(app_configs: Any, databases: Any = None,
+                             **kwargs: Any) -> list[CheckMessage]:
+    # Run by `migrate` and `check --database default`: every stored secret's key is given.
+    from kionga import secret_box
+    from kionga.secret_storage import unknown_key_problems
+
+    if not databases:
+        return []
+    try:
+        return [Error(problem, id="kionga.E013") for problem in unknown_key_problems()]
+    except secret_box.SecretKeyError:
+        return []  # reported by check_secret_keys

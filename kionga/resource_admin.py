@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 from django.contrib import admin
 
+from kionga import audit
 from kionga.egress import configured_url_refusal
 from kionga.resource_models import (
     ApiConnection,
@@ -32,8 +33,35 @@ class ResourceAdmin(admin.ModelAdmin):
     list_filter = ["project"]
 
 
-class KeepSecretForm(forms.ModelForm):
+class MovedSecretForm(forms.ModelForm):
+    """A URL change to another scheme, host or port clears the secrets not submitted
+    with it (ProjectResource.clear_secrets_if_moved), audited like the API's."""
+
+    def sent_secrets(self) -> set[str]:
+        return set()
+
+    def save(self, commit: bool = True) -> Any:
+        obj = self.instance
+        cleared: list[str] = []
+        if obj.pk and obj.URL_FIELD:
+            old_url = type(obj)._default_manager.values_list(
+                obj.URL_FIELD, flat=True).get(pk=obj.pk)
+            cleared = obj.clear_secrets_if_moved(old_url, self.sent_secrets())
+        saved = super().save(commit)
+        if cleared:
+            audit.record("resource.secret_cleared", project=obj.project,
+                         target_type=obj._meta.model_name or "", target_id=obj.key,
+                         details={"fields": sorted(cleared), "reason": "destination_changed",
+                                  "via": "admin"})
+        return saved
+
+
+class KeepSecretForm(MovedSecretForm):
     SECRET_FIELDS: tuple[str, ...] = ("secret",)
+
+    def sent_secrets(self) -> set[str]:
+        return {name for name in self.SECRET_FIELDS
+                if self.data.get(self.add_prefix(name)) not in ("", None)}
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
@@ -86,7 +114,7 @@ class FunctionAdmin(ResourceAdmin):
     list_display = ["key", "project", "url"]
 
 
-class ApiConnectionForm(forms.ModelForm):
+class ApiConnectionForm(MovedSecretForm):
     base_url = https_url()
     # Header values are secrets: replaced as a whole, never shown back.
     new_secret_headers = forms.JSONField(
@@ -106,6 +134,10 @@ class ApiConnectionForm(forms.ModelForm):
         if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
             raise forms.ValidationError("A JSON object of header names to string values.")
         return value
+
+    def sent_secrets(self) -> set[str]:
+        sent = self.cleaned_data.get("new_secret_headers") is not None
+        return {"secret_headers"} if sent else set()
 
     def save(self, commit: bool = True) -> Any:
         headers = self.cleaned_data.get("new_secret_headers")

@@ -381,6 +381,10 @@ KIONGA_JUDGE_TIMEOUT_SECONDS = env.integer("KIONGA_JUDGE_TIMEOUT_SECONDS", 60, w
 KIONGA_RUN_RETENTION_DAYS = env.integer("KIONGA_RUN_RETENTION_DAYS", 30)
 # Regexes (RE2 syntax) whose matches are redacted from stored events and logs.
 KIONGA_SECRET_PATTERNS = env.strings("KIONGA_SECRET_PATTERNS", DEFAULT_SECRET_PATTERNS)
+# Keys resource secrets are encrypted under (kionga.secret_box): urlsafe base64 of 32
+# random bytes each; the first encrypts, any decrypts. Required: the listeners refuse to
+# start without a valid one.
+KIONGA_SECRET_KEYS = env.strings("KIONGA_SECRET_KEYS")
 
 # Hosts, addresses/CIDRs and host:port the gateway may call although they are not
 # public (kionga.egress): e.g. an in-cluster model server. Empty: public addresses only.

@@ -21,6 +21,8 @@ from pathlib import Path
 import httpx
 import redis
 
+from tests.secret_key import TEST_SECRET_KEY
+
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
 RUNNER_TOKEN = "e2e-runner-token-0123456789abcdef"
@@ -83,6 +85,8 @@ class Stack:
             # Browser tests load the admin's and the UIs' assets from the gateway itself.
             KIONGA_SERVE_STATIC="1",
         )
+        # Benchmarks start stacks outside pytest (no conftest): the same fixed key.
+        env.setdefault("KIONGA_SECRET_KEYS", TEST_SECRET_KEY)
         env.update(self.extra_env)
         if self.stream_recheck_seconds is not None:
             env["KIONGA_STREAM_RECHECK_SECONDS"] = str(self.stream_recheck_seconds)

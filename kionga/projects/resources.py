@@ -149,11 +149,21 @@ def do_update(actor: User, project: Project, kind: Kind, obj: Any,
         raise APIError(400, "invalid_request", "id: A resource's ID cannot change (graphs "
                        "name it); create a new one instead.",
                        {"fields": {"id": ["A resource's ID cannot change."]}})
+    old_url = getattr(obj, obj.URL_FIELD) if obj.URL_FIELD else ""
     changed = _apply(obj, values)
-    if changed:
-        obj.save(update_fields=changed)
-        audit.record("resource.changed", project=project, actor=actor, target_type=kind.name,
-                     target_id=obj.key, details={"fields": sorted(changed)})
+    # A secret never follows its resource to another scheme, host or port.
+    cleared = obj.clear_secrets_if_moved(old_url, set(values))
+    if changed or cleared:
+        with transaction.atomic():
+            obj.save(update_fields=sorted({*changed, *cleared}))
+            audit.record("resource.changed", project=project, actor=actor,
+                         target_type=kind.name, target_id=obj.key,
+                         details={"fields": sorted(changed)})
+            if cleared:
+                audit.record("resource.secret_cleared", project=project, actor=actor,
+                             target_type=kind.name, target_id=obj.key,
+                             details={"fields": sorted(cleared),
+                                      "reason": "destination_changed"})
     return check_resource(project, kind, obj.key)
 
 

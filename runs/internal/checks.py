@@ -9,6 +9,7 @@ allow_side_effects (a published version's were approved when it was published).
 
 from __future__ import annotations
 
+import logging
 from typing import Any, TypeVar
 from urllib.parse import unquote
 
@@ -17,9 +18,11 @@ import httpx
 from contracts.registry import ResourceKind
 from kionga.errors import APIError, invalid_field
 from kionga.resource_models import ApiConnection, ProjectResource
+from kionga.secret_box import SecretKeyError
 from runs.models import Run
 
 R = TypeVar("R", bound=ProjectResource)
+log = logging.getLogger(__name__)
 
 # An empty allowed_methods list means the common, least surprising pair.
 DEFAULT_METHODS = ("GET", "POST")
@@ -58,7 +61,21 @@ def check_resource(run: Run, model: type[R], kind: ResourceKind, key: str) -> R:
     found = model._default_manager.filter(project_id=run.project_id, key=key).first()
     if found is None:
         raise missing(kind, key)
+    check_secrets_readable(found, kind, key)
     return found
+
+
+def check_secrets_readable(resource: ProjectResource, kind: ResourceKind, key: str) -> None:
+    """Decrypts the resource's secrets now; one that does not decrypt (a wrong key, an
+    altered value) is logged for the operator and refused (503), never sent on."""
+    try:
+        for name in resource.SECRET_FIELDS:
+            getattr(resource, name)
+    except SecretKeyError as exc:
+        log.error("%s", exc)  # names the column, row and key id: never a value
+        raise APIError(503, "resource_unavailable",
+                       f"The {kind} {key!r} cannot be used: the gateway cannot decrypt its "
+                       "secret (its operator has the details in the log).") from None
 
 
 def check_side_effects(run: Run, what: str) -> None:
