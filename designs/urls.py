@@ -15,7 +15,7 @@ urlpatterns = [
     path("agent-designs/<uuid:design_id>/revisions/<int:number>/restore", views.restore,
          name="design-restore"),
     path("agent-designs/<uuid:design_id>/pins", views.pin_list, name="design-pins"),
-    path("agent-designs/<uuid:design_id>/pins/<str:node_id>", views.pin, name="design-pin"),
+    path("agent-designs/<uuid:design_id>/pins/<slug:node_id>", views.pin, name="design-pin"),
     path("agent-designs/<uuid:design_id>/publish", version_views.publish, name="design-publish"),
     path("agent-designs/<uuid:design_id>/versions", version_views.design_versions,
          name="design-versions"),
