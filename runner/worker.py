@@ -53,6 +53,8 @@ log = logging.getLogger(__name__)
 CLAIM_SECONDS: Final = 86_400
 # Closing the sink waits for its retries; a little more than those in all.
 SINK_CLOSE_SECONDS: Final = RETRY_SECONDS + 15
+# A run's connections to the internal listener: a few kept alive, idle at most 4 s.
+RUN_HTTP_LIMITS: Final = httpx.Limits(max_keepalive_connections=4, keepalive_expiry=4.0)
 
 T = TypeVar("T")
 
@@ -178,11 +180,12 @@ async def _run_claimed(handle: RunHandle, settings: RunnerSettings, payload: dic
 
 async def _run_graph(handle: RunHandle, settings: RunnerSettings, task: RunTask,
                      sink: EventSink) -> str:
-    # No keep-alive: every connection closes when the run ends (the transport is the
-    # run's), so no socket of one run's credential outlives it on the process's loop.
+    # The transport is the run's: its kept-alive connections (an approval's long polls
+    # reuse one) close when the run ends (resources.aclose), so no socket of one run's
+    # credential outlives it on the process's loop. Idle ones go before the listener
+    # would close them (uvicorn: 5 s).
     run_id = handle.run_id
-    transport = httpx.AsyncHTTPTransport(verify=_tls_context(),
-                                         limits=httpx.Limits(max_keepalive_connections=0))
+    transport = httpx.AsyncHTTPTransport(verify=_tls_context(), limits=RUN_HTTP_LIMITS)
     resources = HttpResources(task.callback_url, task.credential,
                               timeout=settings.http_timeout, transport=transport)
     emit = handle.emit_through(sink)
