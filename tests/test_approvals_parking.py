@@ -33,7 +33,8 @@ def create(credential: str) -> Any:
 
 
 def parked() -> set[str]:
-    return {m.decode() for m in sync_redis().zrange(protocol.PARKED_KEY, 0, -1)}
+    members: list[bytes] = sync_redis().zrange(protocol.PARKED_KEY, 0, -1)  # type: ignore[assignment]
+    return {m.decode() for m in members}
 
 
 def test_a_request_parks_the_runs_slot_and_the_decision_gives_it_back(
