@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import uuid
+from typing import Any
 
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter
@@ -22,6 +23,7 @@ from kionga.errors import forbidden, invalid_field
 from kionga.openapi import answers
 from kionga.request_body import parse
 from runs.loop_view import in_thread
+from runs.models import Run
 from runs.run_auth import run_of, run_view
 
 WAIT = OpenApiParameter(
@@ -42,12 +44,17 @@ def approvals(request: Request) -> Response:
           operation_id="internal_get_approval")
 async def approval(request: Request, approval_id: uuid.UUID) -> Response:
     run, wait = run_of(request), _wait(request.query_params.get("wait"))
-    found = await in_thread(actions.check_run_approval)(run, approval_id)
+    found, answer = await in_thread(_answer)(run, approval_id)
     if wait > 0 and found.status == ApprovalRequest.Status.PENDING:
         left = (found.expires_at - timezone.now()).total_seconds()
         await waiting.until_settled(found.pk, max(0.0, min(wait, left)))
-        found = await in_thread(actions.check_run_approval)(run, approval_id)
-    return Response(found.to_dict())
+        found, answer = await in_thread(_answer)(run, approval_id)
+    return Response(answer)
+
+
+def _answer(run: Run, approval_id: uuid.UUID) -> tuple[ApprovalRequest, dict[str, Any]]:
+    found = actions.check_run_approval(run, approval_id)
+    return found, found.to_dict()  # it reads the decider: in the thread too
 
 
 def _wait(raw: str | None) -> float:

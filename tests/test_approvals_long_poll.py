@@ -26,10 +26,10 @@ def new_request(user: User, project: Project) -> tuple[str, str]:
     return raw, run_client(raw).post(BASE + "agent-approvals", BODY).json()["id"]
 
 
-def decide_later(approval_id: str, seconds: float) -> threading.Thread:
+def decide_later(approval_id: str, seconds: float, by: User) -> threading.Thread:
     def decide() -> None:
         time.sleep(seconds)
-        ApprovalRequest.objects.filter(pk=approval_id).update(status="approved")
+        ApprovalRequest.objects.filter(pk=approval_id).update(status="approved", decided_by=by)
         connection.close()
 
     thread = threading.Thread(target=decide)
@@ -39,7 +39,7 @@ def decide_later(approval_id: str, seconds: float) -> threading.Thread:
 
 def test_the_answer_comes_with_the_decision(carol: User, acme: Project) -> None:
     raw, approval_id = new_request(carol, acme)
-    thread = decide_later(approval_id, 0.5)
+    thread = decide_later(approval_id, 0.5, carol)
     began = time.monotonic()
     answer = run_client(raw).get(BASE + f"agent-approvals/{approval_id}", {"wait": "10"})
     took = time.monotonic() - began
