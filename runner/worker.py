@@ -136,7 +136,7 @@ def start(payload: Any, signature: Any, *, settings: RunnerSettings | None = Non
     async def body(handle: RunHandle) -> str:
         return await _hosted(handle, settings, payload, secrets, cancelled=claim == "cancelled")
 
-    return host(settings.process_runs, settings.max_runs).submit(handle, body)
+    return host(settings.process_runs, settings.process_cap).submit(handle, body)
 
 
 async def _hosted(handle: RunHandle, settings: RunnerSettings, payload: dict[str, Any],
