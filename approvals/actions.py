@@ -27,6 +27,7 @@ from kionga.errors import APIError, not_found
 from kionga.models import Role
 from kionga.notices import send_notice
 from runs.models import Run
+from runs.quota import park_run, unpark_run
 
 Decision = Literal["approve", "reject"]
 DECISIONS: dict[Decision, str] = {"approve": ApprovalRequest.Status.APPROVED,
@@ -43,11 +44,19 @@ class NewApproval:
 
 
 def do_request_approval(run: Run, new: NewApproval) -> ApprovalRequest:
-    approval = ApprovalRequest.objects.create(
-        project=run.project, run=run, node_id=new.node_id, message=new.message,
-        preview=new.preview,
-        expires_at=timezone.now() + timedelta(seconds=new.timeout_seconds),
-    )
+    """The run's request; while it waits, the run holds no runner slot (parked, runs.quota:
+    429 `parked_run_quota` when its project or the runner parks its most already)."""
+    parked = park_run(str(run.pk), run.project_id)
+    try:
+        approval = ApprovalRequest.objects.create(
+            project=run.project, run=run, node_id=new.node_id, message=new.message,
+            preview=new.preview,
+            expires_at=timezone.now() + timedelta(seconds=new.timeout_seconds),
+        )
+    except BaseException:
+        if parked:
+            unpark_run(str(run.pk), run.project_id)
+        raise
     audit.record("approval.requested", project=run.project, actor=run.created_by,
                  target_type="approval", target_id=approval.pk,
                  details={"run_id": str(run.pk), "node_id": new.node_id})
@@ -69,7 +78,10 @@ def check_run_approval(run: Run, approval_id: uuid.UUID) -> ApprovalRequest:
     approval = ApprovalRequest.objects.filter(pk=approval_id, run=run).first()
     if approval is None:
         raise unknown_approval()
-    return refresh_expiry(approval)
+    approval = refresh_expiry(approval)
+    if approval.status != ApprovalRequest.Status.PENDING:  # the run goes on: its slot back
+        unpark_run(str(run.pk), run.project_id)
+    return approval
 
 
 def unknown_approval() -> APIError:

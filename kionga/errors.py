@@ -33,7 +33,7 @@ ErrorCode = Literal[
     # designs
     "invalid_document", "stale_revision", "validation_failed", "quality_gate", "staff_gate",
     # runs
-    "runner_not_configured", "runner_at_capacity", "project_run_quota",
+    "runner_not_configured", "runner_at_capacity", "project_run_quota", "parked_run_quota",
     "idempotency_mismatch", "idempotency_in_progress", "run_not_active", "too_many_streams",
     "streams_at_capacity",
     # deployed agents' turns (runs/lost_turns.py) and their callers' keys

@@ -364,6 +364,11 @@ KIONGA_DESIGNER_MAX_RUNS = env.integer("KIONGA_DESIGNER_MAX_RUNS", DEFAULT_MAX_R
 # Fair share (runs.quota, runs.stream_limits): runs in flight per project (0 = half the
 # runner's capacity), event streams per user and in all, per gateway process.
 KIONGA_PROJECT_MAX_RUNS = env.integer("KIONGA_PROJECT_MAX_RUNS", 0)
+# Runs waiting on a person hold no slot (runs.quota.park_run); at most this many are
+# parked across the runner (0 = KIONGA_DESIGNER_MAX_RUNS) and per project (0 = half).
+KIONGA_MAX_PARKED_RUNS = env.integer("KIONGA_MAX_PARKED_RUNS", 0, within=(0, 1_000_000))
+KIONGA_PROJECT_MAX_PARKED_RUNS = env.integer("KIONGA_PROJECT_MAX_PARKED_RUNS", 0,
+                                             within=(0, 1_000_000))
 KIONGA_MAX_STREAMS_PER_USER = env.integer("KIONGA_MAX_STREAMS_PER_USER", 10)
 KIONGA_MAX_STREAMS = env.integer("KIONGA_MAX_STREAMS", 500)
 # How often a long event stream checks again that its caller may still read the run

@@ -157,7 +157,7 @@ def prepare_pool_process(**_: Any) -> None:
         server.close_inherited()
     warm_up()
     if SETTINGS is not None:
-        host(SETTINGS.process_runs, SETTINGS.max_runs)  # its event loop, for its first run
+        host(SETTINGS.process_runs, SETTINGS.process_cap)  # its event loop, for its first run
 
 
 @signals.worker_process_shutdown.connect

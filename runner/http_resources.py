@@ -23,6 +23,9 @@ from runner.retry import RetryPolicy, retrying_async
 # A streamed answer, and errors as JSON (the listener renders those as everywhere).
 STREAMED: Final = "text/event-stream, application/json"
 
+# What a long poll (get_approval) leaves of the client's timeout for the request itself.
+LONG_POLL_MARGIN_SECONDS: Final = 5.0
+
 # The listener itself cannot be reached or dropped the connection before answering:
 # refused (not listening), reset or closed (restarting), and nothing was answered.
 LISTENER_AWAY: Final = (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError,
@@ -115,8 +118,11 @@ class HttpResources:
             "timeout_seconds": timeout_seconds,
         })
 
-    async def get_approval(self, approval_id: str) -> dict[str, Any]:
-        return await self._call("GET", f"agent-approvals/{_seg(approval_id)}")
+    async def get_approval(self, approval_id: str, wait: float = 0.0) -> dict[str, Any]:
+        # A long poll answers within the client's timeout, with room for the request.
+        wait = max(0.0, min(wait, self._timeout - LONG_POLL_MARGIN_SECONDS))
+        params = {"wait": f"{wait:.3f}"} if wait > 0 else None
+        return await self._call("GET", f"agent-approvals/{_seg(approval_id)}", params=params)
 
     async def _call(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
         request = self._client.build_request(method, path, **kwargs)

@@ -128,7 +128,8 @@ class InMemoryResources:
             self.decide(approval_id, *self.auto_decision)
         return {"id": approval_id, "status": "pending"}
 
-    async def get_approval(self, approval_id: str) -> dict[str, Any]:
+    async def get_approval(self, approval_id: str, wait: float = 0.0) -> dict[str, Any]:
+        # Answers at once: the node's pause between polls stands in for the wait.
         await self._enter(f"agent-approvals/{approval_id}", {})
         found = self.approvals.get(approval_id)
         if found is None:

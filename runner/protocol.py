@@ -47,6 +47,11 @@ DEAD_LETTER_MAXLEN: Final = 10_000
 # slot's lease token (run → token): only the gateway writes them, and the runner may
 # only count the index (docker/redis-users.acl).
 SLOTS_KEY: Final = "kionga:runner:slots"
+# Parked runs (run → when to look at its lease again): runs waiting on a person, whose
+# slot left SLOTS_KEY (and their project's share) while they wait; their lease stays
+# in LEASES_KEY and is still renewed by the runner, so the reaper sees a dead runner
+# as before (docs/decisions/parked-approval-runs.md). The gateway's alone, as the slots.
+PARKED_KEY: Final = "kionga:runner:parked"
 LEASES_KEY: Final = "kionga:runner:leases"
 # A slot's lease: a key named by the token the gateway issued with the slot and sent
 # to the runner sealed in the task; the runner renews it (PEXPIRE) and frees it (DEL),
@@ -360,16 +365,83 @@ for _, run in ipairs(ARGV) do
   if token then redis.call('DEL', '""" + LEASE_PREFIX + """' .. token) end
   redis.call('HDEL', KEYS[2], run)
   redis.call('ZREM', KEYS[1], run)
+  redis.call('ZREM', KEYS[3], run)
 end
 return #ARGV
 """
 
 _SWEEP: Final = SLOT_LUA + _NOW + """
 local dead = 0
-for _, run in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-  if not slot_check(KEYS[1], KEYS[2], run, now) then dead = dead + 1 end
+for _, index in ipairs({KEYS[1], KEYS[3]}) do
+  for _, run in ipairs(redis.call('ZRANGE', index, 0, -1)) do
+    if not slot_check(index, KEYS[2], run, now) then dead = dead + 1 end
+  end
 end
 return dead
+"""
+
+# Parking (gateway only). KEYS: slots, leases, the project's share, PARKED_KEY, the
+# project's parked set. ARGV: run, the most parked runs, the project's most, the
+# project sets' TTL. A run with a live slot leaves the slots and its share for the
+# parked index (its lease untouched) unless its project already parks its most, or
+# the runner does (parked members whose lease is gone are dropped first). Returns
+# PARKED (already parked too), NOT_HELD (no live slot: nothing to park), PARK_FULL or
+# PARK_PROJECT_FULL.
+_PARK: Final = SLOT_LUA + _NOW + """
+local slots, leases, share, parked, mine = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local run, max_parked, project_max = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+if redis.call('ZSCORE', parked, run) then return 1 end
+if not (redis.call('ZSCORE', slots, run) and slot_check(slots, leases, run, now)) then
+  return 2
+end
+local count = 0
+for _, member in ipairs(redis.call('SMEMBERS', mine)) do
+  if redis.call('ZSCORE', parked, member) and slot_check(parked, leases, member, now) then
+    count = count + 1
+  else
+    redis.call('SREM', mine, member)
+  end
+end
+if count >= project_max then return -1 end
+for _, member in ipairs(redis.call('ZRANGEBYSCORE', parked, '-inf', now)) do
+  slot_check(parked, leases, member, now)
+end
+if redis.call('ZCARD', parked) >= max_parked then
+  for _, member in ipairs(redis.call('ZRANGE', parked, 0, -1)) do
+    slot_check(parked, leases, member, now)
+  end
+  if redis.call('ZCARD', parked) >= max_parked then return 0 end
+end
+redis.call('ZADD', parked, redis.call('ZSCORE', slots, run), run)
+redis.call('ZREM', slots, run)
+redis.call('SREM', share, run)
+redis.call('SADD', mine, run)
+redis.call('EXPIRE', mine, tonumber(ARGV[4]))
+return 1
+"""
+
+# Unparking: the same KEYS; ARGV: run, the share's TTL. A parked run whose lease lives
+# takes its slot back in the slots and its share, whatever they hold (a person decided:
+# the run goes on; starts wait until the runner is below its cap again). Returns 1 if
+# it did, else 0 (not parked, or its lease is gone: then it is forgotten).
+_UNPARK: Final = _NOW + """
+local slots, leases, share, parked, mine, run = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[1]
+if not redis.call('ZSCORE', parked, run) then return 0 end
+redis.call('ZREM', parked, run)
+redis.call('SREM', mine, run)
+local token = redis.call('HGET', leases, run)
+if token then
+  local ms = redis.call('PTTL', '""" + LEASE_PREFIX + """' .. token)
+  if ms > 0 then
+    redis.call('ZADD', slots, now + ms / 1000, run)
+    redis.call('SADD', share, run)
+    redis.call('EXPIRE', share, tonumber(ARGV[2]))
+    return 1
+  end
+  redis.call('DEL', '""" + LEASE_PREFIX + """' .. token)
+end
+redis.call('HDEL', leases, run)
+return 0
 """
 
 # A project's live bytes (live_bytes_key): sets what this run's live stream holds
@@ -400,6 +472,7 @@ return others
 """
 
 SLOT_TAKEN, RUNNER_FULL, SHARE_FULL = 1, 0, -1  # what acquire_slot answers
+PARKED, NOT_HELD, PARK_FULL, PARK_PROJECT_FULL = 1, 2, 0, -1  # what park_slot answers
 
 
 @dataclass(frozen=True)
@@ -454,10 +527,33 @@ def slots_in_use(redis: SlotCounter) -> int:
 
 def sweep_slots(redis: RedisLike) -> int:
     """Drop the slots whose lease is gone (the gateway's periodic pass); how many."""
-    return int(redis.eval(_SWEEP, 2, SLOTS_KEY, LEASES_KEY))
+    return int(redis.eval(_SWEEP, 3, SLOTS_KEY, LEASES_KEY, PARKED_KEY))
 
 
 def release_slot(redis: RedisLike, *run_ids: str) -> None:
     """Free the runs' slots (the gateway, when it ends runs itself)."""
     if run_ids:
-        redis.eval(_RELEASE, 2, SLOTS_KEY, LEASES_KEY, *run_ids)
+        redis.eval(_RELEASE, 3, SLOTS_KEY, LEASES_KEY, PARKED_KEY, *run_ids)
+
+
+@dataclass(frozen=True)
+class Parking:
+    """A tenant's parked runs: their set, how many it may park, how many the runner may."""
+
+    key: str
+    max_runs: int
+    runner_max_runs: int
+
+
+def park_slot(redis: RedisLike, run_id: str, share: Share, parking: Parking) -> int:
+    """Take run_id's slot out of the slots and `share` while it waits on a person (its
+    lease stays): PARKED, NOT_HELD (no live slot), PARK_PROJECT_FULL or PARK_FULL."""
+    return int(redis.eval(_PARK, 5, SLOTS_KEY, LEASES_KEY, share.key, PARKED_KEY, parking.key,
+                          run_id, parking.runner_max_runs, parking.max_runs, share.ttl_seconds))
+
+
+def unpark_slot(redis: RedisLike, run_id: str, share: Share, parking: Parking) -> bool:
+    """Give a parked run its slot back (in `share`); False if it was not parked or its
+    lease is gone."""
+    return bool(redis.eval(_UNPARK, 5, SLOTS_KEY, LEASES_KEY, share.key, PARKED_KEY,
+                           parking.key, run_id, share.ttl_seconds))

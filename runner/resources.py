@@ -102,8 +102,9 @@ class ResourceClient(Protocol):
         """POST agent-approvals → {"id", "status": "pending"}."""
         ...
 
-    async def get_approval(self, approval_id: str) -> dict[str, Any]:
-        """GET agent-approvals/{id} → {"id", "status", "comment"}."""
+    async def get_approval(self, approval_id: str, wait: float = 0.0) -> dict[str, Any]:
+        """GET agent-approvals/{id}?wait= → {"id", "status", "comment"}: a pending
+        request's answer waits up to `wait` s for its decision (a long poll)."""
         ...
 
     def secret_values(self) -> Sequence[str]:

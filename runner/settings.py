@@ -37,11 +37,19 @@ class RunnerSettings:
     llm: LLMConfig
     secret_patterns: tuple[str, ...]
     http_timeout: float
+    # Runs waiting on approvals hold no slot (docs/decisions/parked-approval-runs.md):
+    # the gateway parks at most this many (KIONGA_MAX_PARKED_RUNS, 0 = max_runs).
+    max_parked: int = 0
 
     @property
     def process_runs(self) -> int:
         """One process's cap: its part of max_runs, rounded up."""
         return -(-self.max_runs // self.processes)
+
+    @property
+    def process_cap(self) -> int:
+        """The most runs one process hosts: every slot and every parked run."""
+        return self.max_runs + (self.max_parked or self.max_runs)
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> RunnerSettings:
@@ -72,6 +80,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> RunnerSettings:
                       base_url=base_url),
         secret_patterns=_secret_patterns(env),
         http_timeout=env.seconds("KIONGA_RUNNER_HTTP_TIMEOUT", 30.0),
+        max_parked=env.integer("KIONGA_MAX_PARKED_RUNS", 0, within=(0, 1_000_000)),
     )
 
 

@@ -55,6 +55,8 @@ log = logging.getLogger(__name__)
 CLAIM_SECONDS: Final = 86_400
 # Closing the sink waits for its retries; a little more than those in all.
 SINK_CLOSE_SECONDS: Final = RETRY_SECONDS + 15
+# A run's connections to the internal listener: a few kept alive, idle at most 4 s.
+RUN_HTTP_LIMITS: Final = httpx.Limits(max_keepalive_connections=4, keepalive_expiry=4.0)
 
 T = TypeVar("T")
 TRACE_SERVICE: Final = "kionga-runner"
@@ -138,7 +140,7 @@ def start(payload: Any, signature: Any, *, settings: RunnerSettings | None = Non
     async def body(handle: RunHandle) -> str:
         return await _hosted(handle, settings, payload, secrets, cancelled=claim == "cancelled")
 
-    return host(settings.process_runs, settings.max_runs).submit(handle, body)
+    return host(settings.process_runs, settings.process_cap).submit(handle, body)
 
 
 async def _hosted(handle: RunHandle, settings: RunnerSettings, payload: dict[str, Any],
@@ -182,11 +184,12 @@ async def _run_claimed(handle: RunHandle, settings: RunnerSettings, payload: dic
 
 async def _run_graph(handle: RunHandle, settings: RunnerSettings, task: RunTask,
                      sink: EventSink) -> str:
-    # No keep-alive: every connection closes when the run ends (the transport is the
-    # run's), so no socket of one run's credential outlives it on the process's loop.
+    # The transport is the run's: its kept-alive connections (an approval's long polls
+    # reuse one) close when the run ends (resources.aclose), so no socket of one run's
+    # credential outlives it on the process's loop. Idle ones go before the listener
+    # would close them (uvicorn: 5 s).
     run_id = handle.run_id
-    transport = httpx.AsyncHTTPTransport(verify=_tls_context(),
-                                         limits=httpx.Limits(max_keepalive_connections=0))
+    transport = httpx.AsyncHTTPTransport(verify=_tls_context(), limits=RUN_HTTP_LIMITS)
     # The run's span (runner.tracing; None when tracing is off): its nodes' spans come
     # from their records, and resource calls carry its traceparent.
     trace = tracing.run_trace(TRACE_SERVICE, run_id, task.traceparent, task.request.graph)

@@ -41,6 +41,54 @@ def project_runs_key(project_id: int) -> str:
     return f"kionga:project:{project_id}:runs"
 
 
+def project_parked_key(project_id: int) -> str:
+    return f"kionga:project:{project_id}:parked"
+
+
+def parking(project_id: int) -> protocol.Parking:
+    """How many runs the project, and the runner, may park (the settings; 0 = defaults)."""
+    overall = int(settings.KIONGA_MAX_PARKED_RUNS) or int(settings.KIONGA_DESIGNER_MAX_RUNS)
+    project = int(settings.KIONGA_PROJECT_MAX_PARKED_RUNS) or max(1, (overall + 1) // 2)
+    return protocol.Parking(project_parked_key(project_id), project, overall)
+
+
+def _share(project_id: int) -> protocol.Share:
+    return protocol.Share(project_runs_key(project_id), 0, PROJECT_SET_TTL_SECONDS)
+
+
+def park_run(run_id: str, project_id: int) -> bool:
+    """A run is about to wait on a person: its slot leaves the runner's count and its
+    project's share (its lease stays, renewed by the runner: the reaper still sees a
+    dead runner). True if parked; False if it holds no slot (a deployed agent's turn)
+    or Redis cannot say (it then keeps its slot). 429 `parked_run_quota` when the
+    project, or the runner, already parks its most."""
+    park = parking(project_id)
+    try:
+        code = protocol.park_slot(sync_redis(), run_id, _share(project_id), park)
+    except REDIS_ERRORS:
+        return False
+    if code in (protocol.PARK_PROJECT_FULL, protocol.PARK_FULL):
+        whole = code == protocol.PARK_FULL
+        most = park.runner_max_runs if whole else park.max_runs
+        raise APIError(
+            429, "parked_run_quota",
+            f"{'The runner' if whole else 'This project'} already has {most} runs waiting "
+            "on approvals; decide some first (or raise "
+            f"{'KIONGA_MAX_PARKED_RUNS' if whole else 'KIONGA_PROJECT_MAX_PARKED_RUNS'}).",
+            {"max_parked_runs": most},
+        )
+    return code == protocol.PARKED
+
+
+def unpark_run(run_id: str, project_id: int) -> None:
+    """The run's wait on a person is over: it holds its slot again (best effort: a run
+    left parked is forgotten once its lease is gone)."""
+    try:
+        protocol.unpark_slot(sync_redis(), run_id, _share(project_id), parking(project_id))
+    except REDIS_ERRORS:
+        pass
+
+
 def project_max_runs(runner_max: int) -> int:
     """A project's share of `runner_max` slots (ACQUIRE_LUA computes the same)."""
     configured = int(settings.KIONGA_PROJECT_MAX_RUNS)

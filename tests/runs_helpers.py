@@ -35,7 +35,7 @@ def rds() -> Iterator[redis.Redis]:
 
 def _clear(client: redis.Redis) -> None:
     client.delete(protocol.SLOTS_KEY, protocol.LEASES_KEY, protocol.RUNNER_INFO_KEY,
-                  protocol.QUEUE)
+                  protocol.PARKED_KEY, protocol.QUEUE)
 
 
 def queued_tasks(client: redis.Redis) -> list[tuple[dict[str, Any], str]]:

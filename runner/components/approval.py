@@ -1,4 +1,4 @@
-"""approval: ask a person through the gateway and wait for the decision by polling.
+"""approval: ask a person through the gateway and wait for the decision (a long poll).
 
 approve → `approved` with the incoming value; reject → `rejected` with the comment;
 no decision within timeout_seconds → `rejected` with reason `expired`. The gateway's
@@ -11,6 +11,13 @@ is cancelled while waiting, the gateway cancels the request when it revokes the 
 credential. In a run given scripted approvals (an evaluation's case) it asks nobody
 and resolves at once as scripted. While it waits, the run's timeout_seconds (and every
 enclosing timeout) stands still: docs/decisions/run-clock-and-approval-waits.md.
+
+The wait is a long poll: each GET asks the gateway to hold its answer until the
+decision (or LONG_POLL_SECONDS, or the deadline), so a waiting run makes one request
+per LONG_POLL_SECONDS on the run's one kept-alive connection and a decision reaches it
+within the gateway's watch interval (docs/decisions/parked-approval-runs.md). An
+answer that comes back sooner while the request is still pending (a gateway that does
+not hold it) is followed by the request's poll interval before the next.
 """
 
 from __future__ import annotations
@@ -29,6 +36,8 @@ from runner.request import ApprovalDecision
 
 # Seconds per "second" of timeout_seconds; tests shrink it to exercise expiry.
 SECOND = 1.0
+# The longest the gateway is asked to hold one poll (real seconds).
+LONG_POLL_SECONDS = 20.0
 DEFAULT_MESSAGE = "Approve this step?"
 # How long past its deadline the node waits for the gateway's verdict (in SECONDs);
 # timeout_seconds ≤ 290 plus this stays inside the kind's 300 s node timeout.
@@ -79,8 +88,10 @@ def scripted_outcome(decision: ApprovalDecision, text: str) -> NodeOutput:
 async def _wait(ctx: NodeContext, approval_id: str, deadline: float) -> tuple[str, str]:
     poll = max(ctx.run.request.approval_poll_seconds, 0.001)
     give_up = deadline + GRACE_SECONDS * SECOND
+    hold = 0.0
     while True:
-        answer = await ctx.run.resources.get_approval(approval_id)
+        asked = time.monotonic()
+        answer = await ctx.run.resources.get_approval(approval_id, wait=hold)
         status = answer.get("status")
         if status in ("approved", "rejected", "expired", "cancelled"):
             comment = answer.get("comment")
@@ -91,4 +102,7 @@ async def _wait(ctx: NodeContext, approval_id: str, deadline: float) -> tuple[st
         # Before the deadline, wake at it at the latest: the gateway expires the request
         # on that poll. Both waits are positive here.
         wake = deadline if now < deadline else give_up
-        await asyncio.sleep(min(poll, wake - now))
+        pause = min(poll - (now - asked), wake - now)
+        if pause > 0:
+            await asyncio.sleep(pause)
+        hold = max(0.0, min(LONG_POLL_SECONDS, wake - time.monotonic()))

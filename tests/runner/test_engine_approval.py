@@ -94,10 +94,10 @@ class LateGateway(InMemoryResources):
         self.created = time.monotonic()
         return created
 
-    async def get_approval(self, approval_id: str) -> dict[str, Any]:
+    async def get_approval(self, approval_id: str, wait: float = 0.0) -> dict[str, Any]:
         if time.monotonic() - self.created >= self.decide_after:
             self.decide(approval_id, "approve")
-        return await super().get_approval(approval_id)
+        return await super().get_approval(approval_id, wait)
 
 
 def test_it_takes_the_gateways_verdict_past_its_own_deadline(

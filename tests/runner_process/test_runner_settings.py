@@ -90,3 +90,10 @@ def test_it_needs_a_base_url_for_the_openai_backend() -> None:
 ])
 def test_it_reads_secret_patterns_in_three_forms(value: str, expected: tuple[str, ...]) -> None:
     assert load_settings(env(KIONGA_SECRET_PATTERNS=value)).secret_patterns == expected
+
+
+def test_a_process_hosts_every_slot_and_every_parked_run() -> None:
+    # Runs waiting on approvals hold no slot: a process may host them on top.
+    assert load_settings(env()).process_cap == 2000
+    assert load_settings(env(KIONGA_DESIGNER_MAX_RUNS="10",
+                             KIONGA_MAX_PARKED_RUNS="50")).process_cap == 60
