@@ -1,0 +1,122 @@
+"""Per-request CPU of a run's three requests through kionga.asgi in-process (not a
+test, not collected: run it by name). The JSON start, the streamed start (to its first
+chunk, then the client leaves) and an event stream's opening: CPU of the whole process
+(every thread) per request; function calls per request of the event loop's thread and
+the first worker thread; with PROF_TOP=N the top functions by own time; with
+PROF_OFF=1 the CPU alone, without cProfile's own cost.
+
+    PROF_OFF=1 PROF_N=100 .venv/bin/pytest -q -s -p no:randomly tests/prof_requests.py
+"""
+from __future__ import annotations
+
+import asyncio
+import cProfile
+import os
+import pstats
+import time
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from kionga.tokens import issue_token
+from runs.models import Run
+from tests.designs_helpers import make_design
+from tests.runs_helpers import _clear, start_url
+
+pytestmark = pytest.mark.django_db(transaction=True)
+N = int(os.environ.get("PROF_N", "100"))
+
+
+def scope_for(method: str, path: str, headers: list[tuple[bytes, bytes]]) -> dict[str, Any]:
+    return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+            "method": method, "scheme": "http", "path": path, "raw_path": path.encode(),
+            "query_string": b"", "root_path": "", "headers": headers,
+            "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 8000)}
+
+
+async def call(app: Any, scope: dict[str, Any], body: bytes) -> tuple[int, bytes]:
+    sent = False
+    status = 0
+    chunks: list[bytes] = []
+
+    async def receive() -> dict[str, Any]:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await first.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+            if message.get("body"):
+                first.set()
+
+    first = asyncio.Event()
+    await asyncio.wait_for(app(scope, receive, send), 10)
+    return status, b"".join(chunks)
+
+
+def test_profile(alice: Any, acme: Any, runner_configured: Any, rds: Any) -> None:
+    from kionga.asgi import application
+    design = make_design(alice, acme)
+    token = issue_token(alice, name="prof")
+    auth = (b"authorization", f"Bearer {token}".encode())
+    host = (b"host", b"localhost")
+    json_h = [host, auth, (b"content-type", b"application/json"),
+              (b"accept", b"application/json")]
+    sse_h = [host, auth, (b"content-type", b"application/json"),
+             (b"accept", b"text/event-stream")]
+    body = b'{"input": "hello"}'
+
+    async def main() -> None:
+        first = scope_for("POST", start_url(design), json_h)
+        status, content = await call(application, first, body)
+        assert status == 201, content
+        import json as _j
+        run_id = _j.loads(content)["id"]
+        await sync_to_async(lambda: Run.objects.filter(pk=run_id).update(status="completed"))()
+        events = scope_for("GET", f"{start_url(design)}/{run_id}/events",
+                           [host, auth, (b"accept", b"text/event-stream")])
+        status, content = await call(application, events, b"")
+        print("events warm", status, content[:200])
+        cases = [("json_start", scope_for("POST", start_url(design), json_h), body),
+                 ("sse_start", scope_for("POST", start_url(design), sse_h), body),
+                 ("events_open", events, b"")]
+        for name, scope, payload in cases:
+            for _ in range(5):  # warm
+                await sync_to_async(_clear)(rds)
+                await call(application, scope, payload)
+            cpu = 0.0
+            statuses: set[int] = set()
+            prof = cProfile.Profile()
+            worker = cProfile.Profile()
+            profiled = not os.environ.get("PROF_OFF")  # CPU alone, without cProfile's own
+            if profiled:
+                await sync_to_async(worker.enable)()
+                prof.enable()
+            for _ in range(N):
+                await sync_to_async(_clear)(rds)
+                t0 = time.process_time()
+                status, _c = await call(application, scope, payload)
+                cpu += time.process_time() - t0
+                statuses.add(status)
+            if not profiled:
+                print(f"\n{name}: statuses={statuses} cpu_ms/req={cpu / N * 1000:.2f}")
+                continue
+            prof.disable()
+            await sync_to_async(worker.disable)()
+            stats = pstats.Stats(prof)
+            stats.add(worker)
+            calls = stats.total_calls  # type: ignore[attr-defined]
+            print(f"\n{name}: statuses={statuses} cpu_ms/req={cpu / N * 1000:.2f} "
+                  f"calls/req={calls / N:.0f}")
+            if os.environ.get("PROF_TOP"):
+                stats.sort_stats("tottime").print_stats(int(os.environ["PROF_TOP"]))
+
+    asyncio.run(main())
