@@ -1,4 +1,7 @@
-"""The live stack for end-to-end tests: started once per session, on the test database."""
+"""The live stack for end-to-end tests: started once for this package, on the test
+database. Package scope, not session: the stack's `events` process reaps the runs of
+the test database whose slot lease is gone from ITS Redis, so it must be stopped before
+the tests outside tests/e2e/ that make runs with leases in the tests' Redis."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ import pytest
 from tests.stack import Stack
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def stack(django_db_setup: Any, django_db_blocker: Any) -> Iterator[Stack]:
     from django.db import connection
 
