@@ -10,8 +10,11 @@ from typing import Any
 
 import httpx
 import pytest
+import redis
 
+from runner import protocol
 from runs.models import Run
+from runs.quota import project_runs_key
 from tests.conftest import Api
 from tests.e2e.cli_kit import Kionga, assistant_graph, graph_file
 from tests.e2e.conftest import Http
@@ -118,10 +121,21 @@ def test_each_failure_has_its_exit_code(stack: Stack, api: Api, alice: Any, caro
     error = kionga("designs", "update", design_id, "--revision", "1", "--file",
                    graph_file(tmp_path, approval_graph()), code=8)["error"]
     assert (error["code"], error["retryable"]) == ("STALE_REVISION", False)
-    # The project's share of the runner (half of it) is held by runs waiting on a person.
+    # Runs waiting on a person hold no slot (they are parked); the project's share (half
+    # the runner) is then held by runs in flight, stood in for by slots taken as the
+    # gateway takes them, in the stack's Redis.
+    share = stack.max_runs // 2
     waiting = [kionga("run", design_id, "--input", f"w{i}", "--detach")["data"]["run_id"]
-               for i in range(stack.max_runs // 2)]
-    full = kionga("run", design_id, "--input", "one more", "--detach", code=8)
+               for i in range(2)]
+    project_id = Run.objects.get(pk=waiting[0]).project_id
+    held = [f"in-flight-{i}" for i in range(share)]
+    with redis.Redis.from_url(stack.redis_url) as client:
+        for run_id in held:
+            assert protocol.acquire_slot(client, run_id, stack.max_runs, 60, protocol.Share(
+                project_runs_key(project_id), share, 3600)) == protocol.SLOT_TAKEN
+        full = kionga("run", design_id, "--input", "one more", "--detach", code=8)
+        for run_id in held:
+            protocol.release_slot(client, run_id)
     assert (full["error"]["code"], full["error"]["retryable"]) == ("AT_CAPACITY", True)
     # A person rejects the first run's approval: it ends without output → 3.
     approver = Http(stack, api.token_for(carol))
