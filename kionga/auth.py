@@ -9,6 +9,7 @@ from django.conf import settings
 from django.contrib import auth
 from django.contrib.auth.models import AnonymousUser, User
 from django.http import HttpRequest
+from django.utils.functional import SimpleLazyObject
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.request import Request
@@ -49,14 +50,22 @@ def invalid_token(message: str) -> exceptions.AuthenticationFailed:
     return exceptions.AuthenticationFailed(message, code="invalid_token")
 
 
-def fresh_session_user(request: HttpRequest) -> User | AnonymousUser:
-    """The person the request's session signs in, read from the session store now (as
-    AuthenticationMiddleware does, but not its copy of the request's start): a stream's
+def fresh_session_request(request: HttpRequest) -> HttpRequest:
+    """`request` with its session read from the session store now (as
+    AuthenticationMiddleware reads it), not its copy of the request's start: a stream's
     re-check sees a session signed out, a changed password, a deactivated person."""
-    session: Any = getattr(request, "session", None)
-    if session is None or session.session_key is None:
-        return AnonymousUser()
     fresh = HttpRequest()
-    fresh.session = import_module(settings.SESSION_ENGINE).SessionStore(session.session_key)
-    user: User | AnonymousUser = auth.get_user(fresh)  # type: ignore[assignment]
+    fresh.META, fresh.method, fresh.path = request.META, request.method, request.path
+    session: Any = getattr(request, "session", None)
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    known = session is not None and session.session_key is not None
+    fresh.session = store(session.session_key) if known else store()
+    fresh.user = SimpleLazyObject(lambda: auth.get_user(fresh))  # type: ignore[assignment]
+    fresh._dont_enforce_csrf_checks = True  # type: ignore[attr-defined]  # a GET re-check
+    return fresh
+
+
+def fresh_session_user(request: HttpRequest) -> User | AnonymousUser:
+    """The person the request's session signs in, read from the session store now."""
+    user: User | AnonymousUser = auth.get_user(fresh_session_request(request))  # type: ignore[assignment]
     return user

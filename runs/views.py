@@ -7,15 +7,10 @@ import weakref
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from functools import partial
-from importlib import import_module
-from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.conf import settings
-from django.contrib import auth
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponseBase
-from django.utils.functional import SimpleLazyObject
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.decorators import api_view, throttle_classes
 from rest_framework.exceptions import APIException
@@ -24,6 +19,7 @@ from rest_framework.response import Response
 
 from designs.actions import check_design_access
 from kionga import api_request
+from kionga.auth import fresh_session_request
 from kionga.errors import api_error_response, invalid_field
 from kionga.models import Role
 from kionga.openapi import ERRORS, ok
@@ -188,23 +184,8 @@ def _recheck(request: HttpRequest, design_id: uuid.UUID, run_id: uuid.UUID) -> N
     """An open stream's re-check (runs.stream_access): the same authentication, on a
     fresh read of the session (a sign-out, a changed password, a deactivated person end
     it), and the access alone; nothing counted."""
-    user = api_request.authenticate(_fresh(request), count=False)
+    user = api_request.authenticate(fresh_session_request(request), count=False)
     stream_open.open_run(user, design_id, run_id, stream_open.RECHECK)
-
-
-def _fresh(request: HttpRequest) -> HttpRequest:
-    """`request` with its session read from the session store now (as
-    AuthenticationMiddleware reads it), not its copy of the request's start."""
-    fresh = HttpRequest()
-    fresh.META, fresh.method, fresh.path = request.META, request.method, request.path
-    session: Any = getattr(request, "session", None)
-    if session is not None and session.session_key is not None:
-        fresh.session = import_module(settings.SESSION_ENGINE).SessionStore(session.session_key)
-    else:
-        fresh.session = import_module(settings.SESSION_ENGINE).SessionStore()
-    fresh.user = SimpleLazyObject(lambda: auth.get_user(fresh))  # type: ignore[assignment]
-    fresh._dont_enforce_csrf_checks = True  # type: ignore[attr-defined]  # a GET re-check
-    return fresh
 
 
 def _limit(raw: str | None) -> int:
