@@ -10,7 +10,11 @@ from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any
 
+import pytest
+
 from kionga.resource_models import ModelEndpoint
+from tests.e2e.conftest import Http
+from tests.e2e.helpers import wait_stored
 from tests.loopback import QuietHandler, serving
 
 CANARY = "canary-7f3e9a1c-secret"
@@ -69,3 +73,18 @@ def two_models(template: str = "Say {input}") -> dict[str, Any]:
         "edges": [{"from": "input", "to": "p"}, {"from": "p", "to": "m1"},
                   {"from": "m1", "to": "m2"}, {"from": "m2", "to": "output"}],
     }
+
+
+@pytest.fixture
+def model(acme: Any) -> Iterator[Upstream]:
+    """The counting loopback model as project acme's resource `gpt`, for the test."""
+    with counting_model(acme) as counter:
+        yield counter
+
+
+def run_to_end(http: Http, design_id: str, **body: Any) -> dict[str, Any]:
+    """Start a run of the design and wait until it is stored as ended (its node records
+    travel with its events: the last one is written before the ending)."""
+    started = http.start(design_id, **body)
+    assert started.status_code == 201, started.text
+    return wait_stored(http, design_id, started.json()["id"])

@@ -4,7 +4,6 @@ OpenAI-compatible model that counts its calls: input → prompt → model → mo
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,28 +13,15 @@ from tests.conftest import Api
 from tests.e2e.cli_kit import Kionga
 from tests.e2e.conftest import Http
 from tests.e2e.helpers import schema_problems, wait_for, wait_stored
-from tests.e2e.replay_kit import CANARY, Upstream, counting_model, two_models
+from tests.e2e.replay_kit import CANARY, Upstream, model, run_to_end, two_models
 from tests.stack import Stack
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def model(acme: Any) -> Iterator[Upstream]:
-    with counting_model(acme) as counter:
-        yield counter
+__all__ = ["model"]  # the fixture, used by name
 
 
 def nodes_url(design_id: str, run_id: str) -> str:
     return f"/api/v1/agent-designs/{design_id}/runs/{run_id}/nodes"
-
-
-def run_to_end(http: Http, design_id: str, **body: Any) -> dict[str, Any]:
-    started = http.start(design_id, **body)
-    assert started.status_code == 201, started.text
-    run = wait_stored(http, design_id, started.json()["id"])
-    # Records travel with the events: the last one is written before the ending.
-    return run
 
 
 def test_a_rerun_from_the_second_model_calls_it_alone(stack: Stack, api: Api, alice: Any,

@@ -4,7 +4,6 @@ pinned node's output without calling it; a version run and an evaluation never d
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,26 +12,15 @@ from runs.models import NodeRecord
 from tests.conftest import Api
 from tests.e2e.conftest import Http
 from tests.e2e.helpers import schema_problems, wait_for, wait_stored
-from tests.e2e.replay_kit import Upstream, counting_model, two_models
+from tests.e2e.replay_kit import Upstream, model, run_to_end, two_models
 from tests.stack import Stack
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def model(acme: Any) -> Iterator[Upstream]:
-    with counting_model(acme) as counter:
-        yield counter
+__all__ = ["model"]  # the fixture, used by name
 
 
 def pin_url(design_id: str, node: str) -> str:
     return f"/api/v1/agent-designs/{design_id}/pins/{node}"
-
-
-def run_to_end(http: Http, design_id: str, **body: Any) -> dict[str, Any]:
-    started = http.start(design_id, **body)
-    assert started.status_code == 201, started.text
-    return wait_stored(http, design_id, started.json()["id"])
 
 
 def test_a_design_run_repeats_a_pinned_output_without_calling(
