@@ -29,7 +29,7 @@ TOLERANCE_POINTS = 1.0
 
 
 def graph(template: str) -> dict[str, Any]:
-    nodes = [{"id": "input", "kind": "input"},
+    nodes: list[dict[str, Any]] = [{"id": "input", "kind": "input"},
              {"id": "p", "kind": "prompt", "config": {"template": template}},
              {"id": "output", "kind": "output"}]
     edges = [{"from": a["id"], "to": b["id"]} for a, b in zip(nodes, nodes[1:], strict=False)]
