@@ -72,6 +72,11 @@ def test_a_canary_deploy_keeps_the_version_and_adds_the_canary(
     assert annotations["kionga.dev/canary-percent"] == "10"
     for manifest in cluster.objects.values():
         kubernetes_validate.validate(manifest, K8S_VERSION, strict=True)
+    listed = api.client_for(alice).get(
+        f"/api/v1/agent-designs/{v1.design_id}/versions").json()["versions"]
+    where = {v["number"]: [(d["current"], d["canary"]) for d in v["deployments"]]
+             for v in listed}
+    assert where == {2: [(False, True)], 1: [(True, False)]}
     event = AuditEvent.objects.get(action="agent.canary_started", target_id=agent_id)
     assert event.details["canary_percent"] == 10 and event.details["version"] == 2
     assert event.actor == alice
@@ -122,6 +127,9 @@ def test_rollback_during_a_canary_ends_it_and_keeps_the_version(
         (1, "rollback"), (2, "canary"), (1, "deploy")]
     assert canary_file(cluster) is None
     assert AuditEvent.objects.filter(action="agent.rolled_back", target_id=agent_id).count() == 1
+    listed = api.client_for(alice).get(
+        f"/api/v1/agent-designs/{v1.design_id}/versions").json()["versions"]
+    assert {v["number"]: len(v["deployments"]) for v in listed} == {2: 0, 1: 1}
     # The canary's version never was the agent's: there is nothing earlier to go back to.
     again = api.client_for(alice).post(rollback_url(agent_id))
     assert (again.status_code, again.json()["error"]["code"]) == (409, "no_previous_version")
