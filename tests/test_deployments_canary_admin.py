@@ -48,4 +48,5 @@ def test_staff_roll_a_canary_back(api: Any, staff: Client, alice: User, acme: Pr
     assert "rolled back to version 1" in page
     agent = Agent.objects.get(pk=agent_id)
     assert (agent.version_id, agent.canary_version_id) == (v1.pk, None)
-    assert AuditEvent.objects.get(action="agent.rolled_back").actor.username == "ops"
+    event = AuditEvent.objects.get(action="agent.rolled_back")
+    assert event.actor is not None and event.actor.username == "ops"
