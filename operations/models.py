@@ -35,8 +35,9 @@ class Rollup(models.Model):
     cost = models.DecimalField(max_digits=18, decimal_places=6, default=0)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["project", "agent", "version_id", "slot"],
-                                               name="rollup_scope_version_slot",
+        # Slot before version: a window's read is a range of slots of one scope.
+        constraints = [models.UniqueConstraint(fields=["project", "agent", "slot", "version_id"],
+                                               name="rollup_scope_slot_version",
                                                nulls_distinct=False)]
 
     def __str__(self) -> str:

@@ -30,7 +30,7 @@ class Migration(migrations.Migration):
         ),
         migrations.AddConstraint(
             model_name='rollup',
-            constraint=models.UniqueConstraint(fields=('project', 'agent', 'version_id', 'slot'), name='rollup_scope_version_slot', nulls_distinct=False),
+            constraint=models.UniqueConstraint(fields=('project', 'agent', 'slot', 'version_id'), name='rollup_scope_slot_version', nulls_distinct=False),
         ),
         migrations.RunPython(rebuild, migrations.RunPython.noop),
     ]
