@@ -1,8 +1,11 @@
 """The agent runtime's ASGI app (served by uvicorn: agents/serve.py).
 
-    GET  /healthz               {"status": "ok", "version", "version_id", "content_sha256"}
+    GET  /healthz               {"status": "ok", "version", "version_id", "content_sha256",
+                                "canary": {"version", "version_id", "content_sha256",
+                                "percent"} or null}
     POST /turns                 {input, session_id?, history?, stream?} -> one JSON answer
-                                {turn_id, status, output, error, usage, latency_ms}, or with
+                                {turn_id, status, output, error, usage, latency_ms,
+                                version_id (the version that served it)}, or with
                                 `stream: true` or `Accept: text/event-stream` Server-Sent
                                 Events: `turn` {turn_id}, the run's events (`id:` seq,
                                 `event:` type) and deltas (`event: delta`), then `answer`
@@ -129,9 +132,10 @@ class App:
         await send_json(send, 200, await self.runtime.turn(key, turn))
 
     async def _stream_turn(self, send: Send, key: str, turn: TurnInput) -> None:
-        turn_id = await self.runtime.open(key, turn)  # refusals before the stream starts
+        opened = await self.runtime.open(key, turn)  # refusals before the stream starts
+        turn_id = opened.turn_id
         events: asyncio.Queue[Event | None] = asyncio.Queue()
-        task = self._spawn(self.runtime.run(turn_id, key, turn, emit=events.put_nowait))
+        task = self._spawn(self.runtime.run(opened, key, turn, emit=events.put_nowait))
         task.add_done_callback(lambda _: events.put_nowait(None))
         try:
             await start_stream(send)
@@ -155,8 +159,9 @@ class App:
             if answer["status"] != "completed":
                 raise openai_api.failed(answer)
             return await send_json(send, 200, openai_api.completion(self.runtime, answer))
-        turn_id = await self.runtime.open(key, turn)
-        task = self._spawn(self.runtime.run(turn_id, key, turn))
+        opened = await self.runtime.open(key, turn)
+        turn_id = opened.turn_id
+        task = self._spawn(self.runtime.run(opened, key, turn))
         try:
             await start_stream(send)
             role = openai_api.chunk(self.runtime, turn_id, {"role": "assistant", "content": ""})

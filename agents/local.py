@@ -1,10 +1,11 @@
 """`python -m agents.local <dir>`: the local runtime's runner of agents (bin/demo).
 
 Every folder of <dir> written by a deploy (deployments/local.py: `artifact.json`,
-`credential`, `port`) gets one `python -m agents.serve` on 127.0.0.1:<port>, the same
-runtime a pod runs, with the same hash checks at start-up. A new artifact (a rollout)
-stops the agent's process and starts it again; a process that ends is started again
-after RESTART_SECONDS, except one that refused its artifact (exit 2), which waits for
+`credential`, `port`, and `canary.json` during a canary) gets one `python -m agents.serve`
+on 127.0.0.1:<port>, the same runtime a pod runs, with the same hash checks at start-up.
+A new artifact (a rollout: the deploy writes it last, after the canary file) stops the
+agent's process and starts it again; a process that ends is started again after
+RESTART_SECONDS, except one that refused its artifact (exit 2), which waits for
 the next artifact. Each agent's output goes to `<dir>/<name>/runtime.log`. The gateway's
 internal listener is KIONGA_AGENT_GATEWAY_URL, the platform model MLAIOPS_LLM_*, as for
 a pod. SIGTERM or SIGINT stops every agent, then this process.
@@ -24,7 +25,7 @@ from types import FrameType
 from typing import Final
 
 from agents.serve import EXIT_REFUSED
-from contracts.agent_runtime import LOCAL_ARTIFACT, LOCAL_CREDENTIAL, LOCAL_PORT
+from contracts.agent_runtime import LOCAL_ARTIFACT, LOCAL_CANARY, LOCAL_CREDENTIAL, LOCAL_PORT
 
 log = logging.getLogger("kionga.agents.local")
 POLL_SECONDS: Final = 0.5
@@ -49,6 +50,8 @@ def start(folder: Path, stamp: tuple[int, int]) -> Agent:
            "KIONGA_AGENT_CREDENTIAL": (folder / LOCAL_CREDENTIAL).read_text().strip(),
            "KIONGA_AGENT_NAME": folder.name, "KIONGA_AGENT_HOST": "127.0.0.1",
            "KIONGA_AGENT_PORT": (folder / LOCAL_PORT).read_text().strip()}
+    if (folder / LOCAL_CANARY).is_file():  # written before the artifact (a rollout's last)
+        env["KIONGA_AGENT_CANARY"] = str(folder / LOCAL_CANARY)
     with open(folder / "runtime.log", "ab") as output:
         process = subprocess.Popen([sys.executable, "-m", "agents.serve"], env=env,
                                    stdout=output, stderr=subprocess.STDOUT)

@@ -31,6 +31,7 @@ from typing import Any, Final
 import httpcore
 import httpx
 
+from agents.canary import Canary, Served, serves_canary
 from agents.native_graph import NativeGraph
 from contracts.agent_runtime import INVALID_API_KEY, KEY_HEADER, THROTTLED, TURN_HEADER
 from runner import tracing
@@ -61,6 +62,14 @@ class Refused(Exception):
         super().__init__(message)
         self.status, self.code, self.message, self.retry_after = (status, code, message,
                                                                   retry_after)
+
+
+@dataclass(frozen=True)
+class OpenTurn:
+    """A turn the gateway opened, and the version chosen to serve it."""
+
+    turn_id: str
+    served: Served
 
 
 @dataclass(frozen=True)
@@ -141,13 +150,16 @@ class Gateway:
 
 
 class Runtime:
-    """One verified artifact and the gateway it reports to."""
+    """One verified artifact (two during a canary: agents/canary.py) and the gateway it
+    reports to."""
 
     def __init__(self, native: NativeGraph, artifact: Mapping[str, Any], gateway_url: str,
                  credential: str, llm: LLMConfig, secret_patterns: list[str],
-                 name: str = "agent") -> None:
+                 name: str = "agent", canary: Canary | None = None) -> None:
         self.native, self.gateway_url, self.credential = native, gateway_url.rstrip("/"), credential
-        self.version_id = str(artifact.get("version_id", ""))
+        self.current = Served.of(native, artifact)
+        self.version_id = self.current.version_id
+        self.canary = canary
         self.llm, self.secret_patterns, self.name = llm, secret_patterns, name
         self.started = int(time.time())
         self.shared = SharedTransport()
@@ -160,28 +172,40 @@ class Runtime:
         await self.shared.close()
 
     def health(self) -> dict[str, Any]:
-        return {"status": "ok", "version": self.native.version, "version_id": self.version_id,
-                "content_sha256": self.native.content_sha256}
+        canary = self.canary
+        return {"status": "ok", **self.current.health(),
+                "canary": ({**canary.served.health(), "percent": canary.percent}
+                           if canary is not None else None)}
+
+    def choose(self, session_id: str | None) -> Served:
+        """The version serving a turn: the canary's share of sessions, the rest current."""
+        canary = self.canary
+        if canary is not None and serves_canary(canary.percent, session_id):
+            return canary.served
+        return self.current
 
     async def check_key(self, key: str) -> None:
         """The caller's key verified and counted by the gateway, or Refused."""
         await self._post("agent-keys/check", key, {}, 200)
 
-    async def open(self, key: str, turn: TurnInput, *, key_counted: bool = False) -> str:
-        """A new turn's ID (the key verified, and counted unless it was already), or Refused."""
+    async def open(self, key: str, turn: TurnInput, *, key_counted: bool = False) -> OpenTurn:
+        """A new turn (the key verified, and counted unless it was already) and the version
+        serving it, which the gateway records on the turn; or Refused."""
+        served = self.choose(turn.session_id)
         answer = await self._post("agent-turns", key, {
-            "version_id": self.version_id, "input": turn.input,
+            "version_id": served.version_id, "input": turn.input,
             "session_id": turn.session_id or "", "key_counted": key_counted}, 201)
-        return str(answer["turn_id"])
+        return OpenTurn(str(answer["turn_id"]), served)
 
-    async def run(self, turn_id: str, key: str, turn: TurnInput,
+    async def run(self, opened: OpenTurn, key: str, turn: TurnInput,
                   emit: EmitFn | None = None) -> dict[str, Any]:
         """Run an opened turn with the engine and report it; the turn's answer."""
+        turn_id, native = opened.turn_id, opened.served.native
         started = time.monotonic()
         # The turn's span (runner.tracing; None when tracing is off), child of the caller's
         # traceparent; its nodes' spans come from their records.
         trace = tracing.run_trace(TRACE_SERVICE, turn_id, CALLER_TRACEPARENT.get(),
-                                  self.native.graph, "kionga.turn", "kionga.turn.id")
+                                  native.graph, "kionga.turn", "kionga.turn.id")
         headers = {TURN_HEADER: turn_id}
         if trace is not None and trace.traceparent:
             headers["traceparent"] = trace.traceparent
@@ -189,7 +213,7 @@ class Runtime:
                                   transport=self.shared)
         result: RunResult | None = None
         try:
-            result = await self.native.run(
+            result = await native.run(
                 turn.input, resources=resources, llm=self.llm, emit=emit, backend=self.backend,
                 session_id=turn.session_id, history=turn.history,
                 secrets=[self.credential, key], secret_patterns=self.secret_patterns,
@@ -212,7 +236,7 @@ class Runtime:
                         type(exc).__name__)
         return {"turn_id": turn_id, "status": result.status, "output": result.output,
                 "error": result.error, "usage": {"tokens": report["tokens"]},
-                "latency_ms": latency_ms}
+                "latency_ms": latency_ms, "version_id": opened.served.version_id}
 
     async def turn(self, key: str, turn: TurnInput, *, key_counted: bool = False,
                    emit: EmitFn | None = None) -> dict[str, Any]:

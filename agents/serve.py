@@ -9,6 +9,8 @@ on uvicorn, every turn a task of one event loop (the runner's engine, as on the 
 Settings: KIONGA_AGENT_CREDENTIAL (the agent's project identity on the gateway's
 internal listener), KIONGA_AGENT_GATEWAY_URL (that listener's /api/v1),
 KIONGA_AGENT_NAME (the agent's name: its OpenAI model and MCP tool; default "agent"),
+KIONGA_AGENT_CANARY (during a canary: the JSON file {percent, artifact} of the canary
+version, verified like the artifact; agents/canary.py),
 KIONGA_AGENT_HOST (127.0.0.1), KIONGA_AGENT_PORT (8080; 0 picks a free one, logged),
 MLAIOPS_LLM_BACKEND / _MODEL / _BASE_URL / _API_KEY (the platform model, as on the
 runner), KIONGA_SECRET_PATTERNS.
@@ -31,6 +33,7 @@ from typing import Final
 import uvicorn
 
 from agents.app import App
+from agents.canary import load_canary
 from agents.native_graph import ArtifactError, build_native
 from agents.runtime import Runtime
 from runner.env import Env, EnvError
@@ -53,6 +56,8 @@ def load_runtime(environ: Mapping[str, str] | None = None) -> tuple[Runtime, str
     except (OSError, ValueError) as exc:
         raise ArtifactError(f"the artifact {path} cannot be read: {exc}") from None
     native = build_native(artifact)
+    canary_path = env.text("KIONGA_AGENT_CANARY").strip()
+    canary = load_canary(canary_path) if canary_path else None
     credential = env.text("KIONGA_AGENT_CREDENTIAL").strip()
     if not credential:
         raise EnvError("KIONGA_AGENT_CREDENTIAL must be set (the agent's credential)")
@@ -63,7 +68,7 @@ def load_runtime(environ: Mapping[str, str] | None = None) -> tuple[Runtime, str
     runtime = Runtime(native, artifact, env.text("KIONGA_AGENT_GATEWAY_URL",
                                                  "http://127.0.0.1:8087/api/v1"),
                       credential, llm, env.strings("KIONGA_SECRET_PATTERNS", []),
-                      name=env.text("KIONGA_AGENT_NAME").strip() or "agent")
+                      name=env.text("KIONGA_AGENT_NAME").strip() or "agent", canary=canary)
     return (runtime, env.text("KIONGA_AGENT_HOST").strip() or "127.0.0.1",
             env.integer("KIONGA_AGENT_PORT", 8080, within=(0, 65535)))
 
@@ -86,6 +91,10 @@ def main() -> int:
     gc.collect()
     gc.freeze()
     # The bound port on one line (port 0 picks a free one): tests and scripts read it.
+    if runtime.canary is not None:
+        log.info("canary: version %s (%s) serves %d %% of the turns",
+                 runtime.canary.served.native.version,
+                 runtime.canary.served.native.content_sha256, runtime.canary.percent)
     log.info("serving version %s (%s) on http://%s:%d", runtime.native.version,
              runtime.native.content_sha256, host, sock.getsockname()[1])
     uvicorn.Server(config).run(sockets=[sock])

@@ -22,3 +22,8 @@ THROTTLED: Final = "throttled"  # 429 with Retry-After: beyond the key's rate
 LOCAL_ARTIFACT: Final = "artifact.json"
 LOCAL_CREDENTIAL: Final = "credential"
 LOCAL_PORT: Final = "port"
+# During a canary only: {"percent", "artifact"} of the canary version.
+LOCAL_CANARY: Final = "canary.json"
+# The share of turns a canary may serve, in percent (deployments.canary, agents.canary).
+CANARY_MIN_PERCENT: Final = 1
+CANARY_MAX_PERCENT: Final = 99

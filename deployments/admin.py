@@ -1,9 +1,10 @@
 """Admin for ops staff: deployed agents with their rollout timelines, and their credentials.
 
 Read-only: an agent changes by deploying (the API re-checks resources and the quality
-gate) or by rolling back to the version it ran before (the same action as the API's,
-hash-verified). The actions are that rollback and revoking credentials and callers' API
-keys, audited. The
+gate), by rolling back to the version it ran before or promoting its canary (the same
+actions as the API's, hash-verified). The actions are that rollback (which ends a
+canary when one runs), the promotion and revoking credentials and callers' API keys,
+audited. The
 operations dashboard and the agent's turns are linked by URL (operations and runs sit
 above deployments).
 """
@@ -23,6 +24,7 @@ from django.utils.html import format_html, format_html_join
 
 from deployments.api_keys import do_revoke_key
 from deployments.models import Agent, AgentApiKey, AgentCredential, Rollout
+from deployments.promote import do_promote
 from deployments.rollback import do_rollback
 from kionga import audit
 from kionga.admin import ReadOnlyAdmin
@@ -39,21 +41,44 @@ def _links(agent: Agent) -> str:
 
 @admin.register(Agent)
 class AgentAdmin(ReadOnlyAdmin):
-    list_display = ["name", "project", "design", "version_number", "updated_at", "links"]
+    list_display = ["name", "project", "design", "version_number", "canary", "updated_at",
+                    "links"]
     list_filter = ["project"]
-    list_select_related = ["project", "design", "version"]
+    list_select_related = ["project", "design", "version", "canary_version"]
     search_fields = ["name", "id", "design__name"]
     date_hierarchy = "updated_at"
-    fields = ["id", "name", "project", "design", "version", "settings_json", "created_by",
-              "created_at", "updated_at", "links", "credentials", "rollout_timeline"]
-    readonly_fields = ["version_number", "settings_json", "links", "credentials",
+    fields = ["id", "name", "project", "design", "version", "canary", "settings_json",
+              "created_by", "created_at", "updated_at", "links", "credentials",
+              "rollout_timeline"]
+    readonly_fields = ["version_number", "canary", "settings_json", "links", "credentials",
                        "rollout_timeline"]
-    actions = ["rollback"]
+    actions = ["rollback", "promote"]
 
-    @admin.action(description="Roll the selected agents back to the version they ran before")
+    @admin.action(description="Promote the selected agents' canaries (they become the "
+                              "agents' versions)")
+    def promote(self, request: HttpRequest, queryset: QuerySet[Agent]) -> None:
+        assert isinstance(request.user, User)
+        for agent in queryset.select_related("version", "project", "canary_version"):
+            try:
+                promoted = do_promote(request.user, agent)
+            except APIError as exc:
+                self.message_user(request, f"{agent.name}: {exc.message}", messages.ERROR)
+            else:
+                self.message_user(request, f"{agent.name} now runs version "
+                                  f"{promoted.version.number} (canary promoted).",
+                                  messages.SUCCESS)
+
+    @admin.display(description="Canary")
+    def canary(self, agent: Agent) -> str:
+        if agent.canary_version is None:
+            return "—"
+        return f"version {agent.canary_version.number} at {agent.canary_percent} %"
+
+    @admin.action(description="Roll the selected agents back to the version they ran before "
+                              "(during a canary: end it, keep the version)")
     def rollback(self, request: HttpRequest, queryset: QuerySet[Agent]) -> None:
         assert isinstance(request.user, User)
-        for agent in queryset.select_related("version", "project"):
+        for agent in queryset.select_related("version", "project", "canary_version"):
             try:
                 rolled = do_rollback(request.user, agent)
             except APIError as exc:

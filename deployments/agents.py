@@ -19,7 +19,8 @@ ROLLOUT_LIMIT = 100
 
 def check_agent_access(user: AnyUser, agent_id: uuid.UUID | str,
                        min_role: str = Role.VIEWER) -> Agent:
-    return check_row_access(Agent.objects.select_related("version", "project"), agent_id,
+    return check_row_access(Agent.objects.select_related("version", "project",
+                                                         "canary_version"), agent_id,
                             user, min_role, "Agent not found.")
 
 
@@ -37,4 +38,5 @@ def agents_of(user: AnyUser, project_id: Any = None) -> list[Agent]:
     found = Agent.objects.filter(project__in=projects_of(user))
     if project_id is not None:
         found = found.filter(project=check_project_access(user, project_id))
-    return list(found.select_related("version").order_by("-updated_at")[:500])
+    return list(found.select_related("version", "canary_version")
+                .order_by("-updated_at")[:500])

@@ -21,6 +21,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from deployments import cluster, objects
+from deployments.canary import canary_document, check_canary_target, check_percent
 from deployments.ceilings import check_pod_limits, check_project_ceilings, footprint
 from deployments.credentials import issue_credential
 from deployments.models import Agent, Rollout
@@ -31,6 +32,10 @@ from kionga.errors import APIError
 from kionga.models import Project
 
 RESOURCE_CODES = frozenset({"unknown_resource", "unknown_version"})
+AUDIT_ACTIONS = {Rollout.Action.DEPLOY: "agent.deployed",
+                 Rollout.Action.ROLLBACK: "agent.rolled_back",
+                 Rollout.Action.CANARY: "agent.canary_started",
+                 Rollout.Action.PROMOTE: "agent.canary_promoted"}
 
 
 @dataclass(frozen=True)
@@ -38,6 +43,7 @@ class DeployRequest:
     autoscaling: dict[str, int]
     resources: dict[str, dict[str, str]]
     require_evaluation: bool
+    canary_percent: int | None = None  # deployments/canary.py
 
 
 def check_version_resources(version: Version) -> None:
@@ -74,13 +80,19 @@ def check_evaluation(version: Version) -> None:
 def do_deploy(user: User, version: Version, request: DeployRequest) -> tuple[Agent, bool]:
     settings_doc = {"autoscaling": request.autoscaling, "resources": request.resources,
                     "require_evaluation": request.require_evaluation}
+    if request.canary_percent is not None:
+        check_percent(request.canary_percent)
+        return roll_out(user, version, settings_doc, Rollout.Action.CANARY,
+                        canary_percent=request.canary_percent)
     return roll_out(user, version, settings_doc, Rollout.Action.DEPLOY)
 
 
 def roll_out(user: User, version: Version, settings_doc: dict[str, Any],
-             action: str) -> tuple[Agent, bool]:
+             action: str, canary_percent: int | None = None) -> tuple[Agent, bool]:
     """Every check of a deploy, then the transaction: the one way an agent changes version
-    (a deploy, a rollback)."""
+    (a deploy, a rollback, a canary's start and promotion). With `canary_percent`, `version`
+    becomes the agent's canary and the agent keeps its version; without, it becomes the
+    agent's version and any canary ends."""
     check_pod_limits(settings_doc["resources"])
     check_version_resources(version)
     if settings_doc.get("require_evaluation"):
@@ -93,6 +105,12 @@ def roll_out(user: User, version: Version, settings_doc: dict[str, Any],
         Project.objects.select_for_update().filter(pk=version.project_id).first()
         agent = Agent.objects.filter(design_id=version.design_id).first()
         check_project_ceilings(version.project, agent, footprint(autoscaling, resources))
+        if canary_percent is not None:
+            agent = check_canary_target(agent, version)
+        if action == Rollout.Action.PROMOTE and (agent is None
+                                                 or agent.canary_version_id != version.pk):
+            raise APIError(409, "no_canary", "This version is no longer the agent's canary.",
+                           {"version_id": str(version.pk)})
         created = agent is None
         if agent is None:
             agent_id = uuid.uuid4()
@@ -101,20 +119,27 @@ def roll_out(user: User, version: Version, settings_doc: dict[str, Any],
                 name=f"agent-{agent_id.hex[:12]}", version=version, settings=settings_doc,
                 created_by=user)
         else:
-            agent.version, agent.settings = version, settings_doc
-            agent.save(update_fields=["version", "settings", "updated_at"])
+            if canary_percent is None:
+                agent.version = version
+            agent.canary_version = version if canary_percent is not None else None
+            agent.canary_percent = canary_percent
+            agent.settings = settings_doc
+            agent.save(update_fields=["version", "canary_version", "canary_percent",
+                                      "settings", "updated_at"])
         Rollout.objects.create(agent=agent, version=version, settings=settings_doc,
-                               deployed_by=user, action=action)
+                               deployed_by=user, action=action, canary_percent=canary_percent)
         credential = issue_credential(agent) if created else None
         runtime.apply(objects.render(objects.AgentSpec(
             name=agent.name, namespace=runtime.namespace, image=runtime.image,
-            artifact=version.artifact, autoscaling=autoscaling,
+            artifact=agent.version.artifact, autoscaling=autoscaling,
             resources=resources, gateway_url=settings.KIONGA_AGENT_GATEWAY_URL,
-            gateway_namespace=settings.KIONGA_GATEWAY_NAMESPACE, credential=credential)))
-        audit.record("agent.deployed" if action == Rollout.Action.DEPLOY else "agent.rolled_back",
-                     project=version.project, actor=user,
+            gateway_namespace=settings.KIONGA_GATEWAY_NAMESPACE, credential=credential,
+            canary=(canary_document(version, canary_percent)
+                    if canary_percent is not None else None))))
+        audit.record(AUDIT_ACTIONS[Rollout.Action(action)], project=version.project, actor=user,
                      target_type="agent", target_id=agent.pk,
                      details={"version_id": str(version.pk), "version": version.number,
                               "content_sha256": version.content_sha256,
-                              "created": created, **settings_doc})
+                              "created": created, "canary_percent": canary_percent,
+                              "agent_version": agent.version.number, **settings_doc})
     return agent, created

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from contracts.agent_runtime import LOCAL_ARTIFACT, LOCAL_CREDENTIAL, LOCAL_PORT
-from deployments.objects import ARTIFACT_FILE, CREDENTIAL_KEY
+from contracts.agent_runtime import LOCAL_ARTIFACT, LOCAL_CANARY, LOCAL_CREDENTIAL, LOCAL_PORT
+from deployments.objects import ARTIFACT_FILE, CANARY_FILE, CREDENTIAL_KEY
 from kionga.errors import APIError
 
 NAMESPACE: Final = "local"
@@ -54,6 +54,13 @@ class LocalRuntime:
             try:
                 folder.mkdir(parents=True, exist_ok=True)
                 if manifest["kind"] == "ConfigMap":
+                    # The canary first: the runner of agents restarts on the artifact's
+                    # change and reads both then (a canary's end removes its file).
+                    canary = manifest["data"].get(CANARY_FILE)
+                    if canary is not None:
+                        _write(folder / LOCAL_CANARY, canary)
+                    else:
+                        (folder / LOCAL_CANARY).unlink(missing_ok=True)
                     _write(folder / LOCAL_ARTIFACT, manifest["data"][ARTIFACT_FILE])
                 elif manifest["kind"] == "Secret":
                     _write(folder / LOCAL_CREDENTIAL, manifest["stringData"][CREDENTIAL_KEY],

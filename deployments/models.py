@@ -25,6 +25,11 @@ class Agent(models.Model):
     # The Kubernetes name of its objects (DNS-1123, stable for the agent's life).
     name = models.CharField(max_length=63, unique=True)
     version = models.ForeignKey(Version, on_delete=models.PROTECT, related_name="+")
+    # A canary (deployments/canary.py): this version serves canary_percent of the turns,
+    # chosen per turn by the runtime; both null when none runs.
+    canary_version = models.ForeignKey(Version, null=True, blank=True,
+                                       on_delete=models.PROTECT, related_name="+")
+    canary_percent = models.PositiveSmallIntegerField(null=True, blank=True)
     settings = models.JSONField(default=dict)
     created_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True,
                                    on_delete=models.SET_NULL, related_name="+")
@@ -47,23 +52,37 @@ class Agent(models.Model):
             "version_id": str(self.version_id),
             "version": self.version.number,
             "settings": self.settings,
+            "canary": self.canary(),
             "created_at": self.created_at.isoformat(),
             "updated_at": self.updated_at.isoformat(),
         }
 
+    def canary(self) -> dict[str, Any] | None:
+        if self.canary_version is None:
+            return None
+        return {"version_id": str(self.canary_version_id),
+                "version": self.canary_version.number,
+                "content_sha256": self.canary_version.content_sha256,
+                "percent": self.canary_percent}
+
 
 class Rollout(models.Model):
-    """One deploy of a version to an agent (inserted, never updated): a deploy, or a
-    rollback to the version the agent ran before (deployments/rollback.py)."""
+    """One deploy of a version to an agent (inserted, never updated): a deploy, a
+    rollback to the version the agent ran before (deployments/rollback.py), or a canary's
+    start and promotion (deployments/canary.py; a canary's rollback is a `rollback` of
+    the version the agent kept)."""
 
     class Action(models.TextChoices):
         DEPLOY = "deploy"
         ROLLBACK = "rollback"
+        CANARY = "canary"
+        PROMOTE = "promote"
 
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="rollouts")
     version = models.ForeignKey(Version, on_delete=models.PROTECT, related_name="rollouts")
     settings = models.JSONField(default=dict)
     action = models.CharField(max_length=16, choices=Action.choices, default=Action.DEPLOY)
+    canary_percent = models.PositiveSmallIntegerField(null=True, blank=True)  # of a canary
     deployed_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True,
                                     on_delete=models.SET_NULL, related_name="+")
     deployed_at = models.DateTimeField(auto_now_add=True)
@@ -81,6 +100,7 @@ class Rollout(models.Model):
             "version": self.version.number,
             "content_sha256": self.version.content_sha256,
             "action": self.action,
+            "canary_percent": self.canary_percent,
             "settings": self.settings,
             "deployed_by": self.deployed_by.get_username() if self.deployed_by else None,
             "deployed_at": self.deployed_at.isoformat(),

@@ -19,6 +19,8 @@ RUNTIME_PORT: Final = 8080
 INTERNAL_PORT: Final = 8087
 ARTIFACT_DIR: Final = "/etc/kionga"
 ARTIFACT_FILE: Final = "artifact.json"
+# During a canary: {"percent", "artifact"} of the version serving that share of turns.
+CANARY_FILE: Final = "canary.json"
 CREDENTIAL_KEY: Final = "credential"
 # The runtime reads MLAIOPS_LLM_* (its platform model) from this optional ConfigMap.
 LLM_CONFIG: Final = "kionga-agent-llm"
@@ -39,6 +41,9 @@ class AgentSpec:
     gateway_url: str
     gateway_namespace: str
     credential: str | None = None  # raw value; only on the deploy that issues it
+    # A canary's {"percent": 1-99, "artifact": {...}} (docs/decisions/canary-routing-in-
+    # the-runtime.md): the runtime verifies both artifacts and chooses per turn.
+    canary: dict[str, Any] | None = None
 
 
 def render(spec: AgentSpec) -> list[dict[str, Any]]:
@@ -59,11 +64,16 @@ def _meta(spec: AgentSpec, name: str) -> dict[str, Any]:
     return {"name": name, "namespace": spec.namespace, "labels": labels(spec)}
 
 
+def _json(document: dict[str, Any]) -> str:
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
 def config_map(spec: AgentSpec) -> dict[str, Any]:
+    data = {ARTIFACT_FILE: _json(spec.artifact)}
+    if spec.canary is not None:
+        data[CANARY_FILE] = _json(spec.canary)
     return {"apiVersion": "v1", "kind": "ConfigMap",
-            "metadata": _meta(spec, f"{spec.name}-artifact"),
-            "data": {ARTIFACT_FILE: json.dumps(spec.artifact, ensure_ascii=False,
-                                               separators=(",", ":"), sort_keys=True)}}
+            "metadata": _meta(spec, f"{spec.name}-artifact"), "data": data}
 
 
 def secret(spec: AgentSpec) -> dict[str, Any]:
@@ -82,6 +92,13 @@ def deployment(spec: AgentSpec) -> dict[str, Any]:
         {"name": "KIONGA_AGENT_CREDENTIAL", "valueFrom": {"secretKeyRef": {
             "name": f"{spec.name}-credential", "key": CREDENTIAL_KEY}}},
     ]
+    annotations = {"kionga.dev/content-sha256": str(spec.artifact.get("content_sha256", "")),
+                   "kionga.dev/version-id": str(spec.artifact.get("version_id", ""))}
+    if spec.canary is not None:
+        env.append({"name": "KIONGA_AGENT_CANARY", "value": f"{ARTIFACT_DIR}/{CANARY_FILE}"})
+        annotations["kionga.dev/canary-version-id"] = str(
+            spec.canary["artifact"].get("version_id", ""))
+        annotations["kionga.dev/canary-percent"] = str(spec.canary["percent"])
     container = {
         "name": "agent", "image": spec.image,
         "command": ["python", "-m", "agents.serve"],
@@ -103,11 +120,9 @@ def deployment(spec: AgentSpec) -> dict[str, Any]:
                          {"name": "tmp", "mountPath": "/tmp"}],
     }
     pod = {
-        # The hash in the template: a new version rolls the pods even though the
-        # ConfigMap keeps its name.
-        "metadata": {"labels": labels(spec), "annotations": {
-            "kionga.dev/content-sha256": str(spec.artifact.get("content_sha256", "")),
-            "kionga.dev/version-id": str(spec.artifact.get("version_id", ""))}},
+        # The hash in the template: a new version (or canary) rolls the pods even though
+        # the ConfigMap keeps its name.
+        "metadata": {"labels": labels(spec), "annotations": annotations},
         "spec": {
             "automountServiceAccountToken": False,
             "enableServiceLinks": False,

@@ -16,15 +16,22 @@ SETTINGS: dict[str, Any] = obj({
 })
 ROLLOUT: dict[str, Any] = obj({
     "version_id": {"type": "string", "format": "uuid"}, "version": {"type": "integer"},
-    "content_sha256": _STR, "action": {"type": "string", "enum": ["deploy", "rollback"]},
-    "settings": SETTINGS, "deployed_by": {"type": ["string", "null"]},
+    "content_sha256": _STR,
+    "action": {"type": "string", "enum": ["deploy", "rollback", "canary", "promote"]},
+    "canary_percent": {"type": ["integer", "null"]}, "settings": SETTINGS,
+    "deployed_by": {"type": ["string", "null"]},
     "deployed_at": {"type": "string", "format": "date-time"},
 })
 AGENT_PROPERTIES: dict[str, Any] = {
     "id": {"type": "string", "format": "uuid"}, "name": _STR,
     "project_id": {"type": "integer"}, "design_id": {"type": "string", "format": "uuid"},
     "version_id": {"type": "string", "format": "uuid"}, "version": {"type": "integer"},
-    "settings": SETTINGS, "created_at": {"type": "string", "format": "date-time"},
+    "settings": SETTINGS,
+    "canary": {"oneOf": [{"type": "null"}, obj({
+        "version_id": {"type": "string", "format": "uuid"}, "version": {"type": "integer"},
+        "content_sha256": _STR, "percent": {"type": "integer"}})],
+        "description": "The version serving `percent` of the turns, or null."},
+    "created_at": {"type": "string", "format": "date-time"},
     "updated_at": {"type": "string", "format": "date-time"},
 }
 AGENT: dict[str, Any] = obj(AGENT_PROPERTIES)

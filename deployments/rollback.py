@@ -5,7 +5,8 @@ that rollout's settings; rolling back twice returns to where it started. The ver
 stored artifact must hash to the content_sha256 recorded at publish (the graph and every
 nested version's graph, runner.artifacts; 409 `hash_mismatch` otherwise) before any
 other check; then every check and the transaction of a deploy (deploy.roll_out), recorded
-as a rollout of action `rollback` and audited as `agent.rolled_back`.
+as a rollout of action `rollback` and audited as `agent.rolled_back`. During a canary
+(deployments/canary.py) a rollback ends the canary instead: the agent keeps its version.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from runner.artifacts import graph_hash, mismatched_versions
 def previous_rollout(agent: Agent) -> Rollout:
     """The newest rollout of a version other than the current one; 409
     `no_previous_version` when the agent has only ever run this one."""
+    # A canary's rollout is not a version the agent ran (it served a share of turns).
     found = (Rollout.objects.filter(agent=agent).exclude(version_id=agent.version_id)
+             .exclude(action=Rollout.Action.CANARY)
              .select_related("version__project").order_by("-deployed_at", "-id").first())
     if found is None:
         raise APIError(409, "no_previous_version",
@@ -54,6 +57,11 @@ def check_version_hash(version: Version) -> None:
 
 
 def do_rollback(user: User, agent: Agent) -> Agent:
+    if agent.canary_version_id is not None:
+        # During a canary, rolling back ends it: the agent keeps its version, alone.
+        check_version_hash(agent.version)
+        kept, _ = roll_out(user, agent.version, agent.settings, Rollout.Action.ROLLBACK)
+        return kept
     previous = previous_rollout(agent)
     check_version_hash(previous.version)
     rolled, _ = roll_out(user, previous.version, previous.settings, Rollout.Action.ROLLBACK)

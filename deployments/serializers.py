@@ -82,6 +82,11 @@ class DeploySerializer(ClosedSerializer):
     require_evaluation = StrictBooleanField(
         default=False, help_text="Refuse (409 quality_gate) unless the version carries a "
                                  "passing evaluation summary.")
+    # The range is the canary's rule (deployments/canary.py: 422 invalid_canary_percent).
+    canary_percent = StrictIntegerField(
+        required=False, allow_null=True, default=None,
+        help_text="1 to 99: the version becomes the agent's canary, serving this share of "
+                  "turns (sticky per session_id) while the agent keeps its version.")
 
 
 class CreateApiKeySerializer(ClosedSerializer):

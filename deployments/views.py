@@ -14,6 +14,7 @@ from deployments import openapi as doc
 from deployments.agents import agent_dict, agents_of, check_agent_access
 from deployments.api_keys import check_key, do_create_key, do_revoke_key, keys_of
 from deployments.deploy import DeployRequest, do_deploy
+from deployments.promote import do_promote
 from deployments.rollback import do_rollback
 from deployments.serializers import CreateApiKeySerializer, DeploySerializer
 from designs.versions import check_version_access
@@ -55,6 +56,15 @@ def rollback(request: Request, agent_id: uuid.UUID) -> Response:
     agent = check_agent_access(request.user, agent_id, Role.EDITOR)
     assert isinstance(request.user, User)
     return Response(agent_dict(do_rollback(request.user, agent)))
+
+
+@extend_schema(request=None, responses={200: ok(doc.AGENT_WITH_ROLLOUTS), **ERRORS},
+               operation_id="promote_agent_canary")
+@api_view(["POST"])
+def promote(request: Request, agent_id: uuid.UUID) -> Response:
+    agent = check_agent_access(request.user, agent_id, Role.EDITOR)
+    assert isinstance(request.user, User)
+    return Response(agent_dict(do_promote(request.user, agent)))
 
 
 @extend_schema(methods=["GET"], responses={200: ok(doc.API_KEYS), **ERRORS},

@@ -44,6 +44,7 @@ ErrorCode = Literal[
     "evaluation_not_active", "case_not_finished",
     # deployments
     "runtime_not_configured", "project_deploy_quota", "no_previous_version", "hash_mismatch",
+    "invalid_canary_percent", "no_agent", "canary_same_version", "no_canary",
     # internal listener (run credentials)
     "invalid_credential", "run_cancelled", "resource_denied", "side_effects_not_allowed",
     "resource_unavailable", "upstream_rejected", "tool_failed",

@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 import click
 
-from kionga_client import envelope, ids, releases
+from kionga_client import canary, envelope, ids, releases
 from kionga_client import fixtures as cases
 from kionga_client import operations as ops
 from kionga_client.errors import KiongaError
@@ -502,7 +502,7 @@ def versions_list(gw: Gateway, out: Out, design_id: str) -> ops.Result:
 
 @cli.group()
 def agents() -> None:
-    """Deployed agents: list, roll back."""
+    """Deployed agents: list, roll back, canary."""
 
 
 @agents.command("list")
@@ -519,6 +519,50 @@ def agents_list(gw: Gateway, out: Out, project: int | None) -> ops.Result:
 def agents_rollback(gw: Gateway, out: Out, agent_id: str) -> ops.Result:
     """Roll an agent back to the version it ran before (editors; hash-verified)."""
     return ops.agent_rollback(gw, agent_id)
+
+
+@agents.group("canary")
+def agents_canary() -> None:
+    """A canary: a new version serving a share of an agent's turns, then promoted or
+    rolled back."""
+
+
+@agents_canary.command("start")
+@click.argument("agent_id")
+@click.option("--version", "version", required=True,
+              help="The canary version: its number (of the agent's design) or its ID.")
+@click.option("--percent", type=int, required=True,
+              help="The share of turns it serves, 1 to 99 (sticky per session).")
+@common("agents canary start")
+def agents_canary_start(gw: Gateway, out: Out, agent_id: str, version: str,
+                        percent: int) -> ops.Result:
+    """Start (or change) a canary of an agent (editors)."""
+    return canary.canary_start(gw, agent_id, version, percent)
+
+
+@agents_canary.command("promote")
+@click.argument("agent_id")
+@common("agents canary promote")
+def agents_canary_promote(gw: Gateway, out: Out, agent_id: str) -> ops.Result:
+    """Make the canary the agent's version; the canary ends (editors; hash-verified)."""
+    return canary.canary_promote(gw, agent_id)
+
+
+@agents_canary.command("rollback")
+@click.argument("agent_id")
+@common("agents canary rollback")
+def agents_canary_rollback(gw: Gateway, out: Out, agent_id: str) -> ops.Result:
+    """End the canary; the agent keeps its version (editors)."""
+    return canary.canary_rollback(gw, agent_id)
+
+
+@agents_canary.command("status")
+@click.argument("agent_id")
+@click.option("--hours", type=click.IntRange(1, 168), default=24, show_default=True)
+@common("agents canary status")
+def agents_canary_status(gw: Gateway, out: Out, agent_id: str, hours: int) -> ops.Result:
+    """The canary and both versions' turns, errors, latency, tokens and cost."""
+    return canary.canary_status(gw, agent_id, hours)
 
 
 @cli.group()

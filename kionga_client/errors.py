@@ -53,6 +53,10 @@ CODES: dict[str, tuple[int, bool, str]] = {
                             "another version instead."),
     "HASH_MISMATCH": (8, False, "The stored version does not match its published hash; "
                       "tell the operators, do not retry."),
+    "NO_CANARY": (8, False, "The agent runs no canary: start one with `kionga agents "
+                  "canary start AGENT_ID --version N --percent P`."),
+    "CANARY_SAME_VERSION": (8, False, "The agent runs this version already; a canary is "
+                                      "another version."),
     "GATEWAY_ERROR": (6, True, "The gateway answered with an error; retry later."),
     "INTERRUPTED": (130, False, "Interrupted."),
 }

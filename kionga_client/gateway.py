@@ -34,6 +34,8 @@ _BY_CODE: dict[str, str] = {
     "invalid_json": "USAGE", "idempotency_mismatch": "USAGE",
     "idempotency_in_progress": "AT_CAPACITY", "approval_not_pending": "FORBIDDEN",
     "no_previous_version": "NO_PREVIOUS_VERSION", "hash_mismatch": "HASH_MISMATCH",
+    "no_canary": "NO_CANARY", "canary_same_version": "CANARY_SAME_VERSION",
+    "invalid_canary_percent": "USAGE",
 }
 
 

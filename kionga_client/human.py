@@ -289,6 +289,25 @@ def show_rollback(out: Out, data: dict[str, Any]) -> None:
             f"(sha256 {sha[:12]}…).")
 
 
+def show_canary(out: Out, data: dict[str, Any]) -> None:
+    canary = data.get("canary")
+    if canary is None:
+        out.say(f"Agent {data['name']} runs version {data['version']}; no canary.")
+    else:
+        out.say(f"Agent {data['name']} runs version {data['version']}; canary version "
+                f"{canary['version']} serves {canary['percent']} % of the turns.")
+
+
+def show_canary_status(out: Out, data: dict[str, Any]) -> None:
+    show_canary(out, data)
+    rows = [{"role": v["role"], "version": v["version"], "turns": v["requests"],
+             "errors": v["errors"], "p50_ms": v["latency_ms"]["p50"],
+             "p95_ms": v["latency_ms"]["p95"], "tokens": v["tokens"], "cost": v["cost"]}
+            for v in data["versions"]]
+    table(out, rows, ["role", "version", "turns", "errors", "p50_ms", "p95_ms", "tokens",
+                      "cost"], "versions")
+
+
 SUMMARIES: dict[str, Callable[[Out, dict[str, Any]], None]] = {
     "runs list": show_runs,
     "designs create": show_design("Created"),
@@ -296,6 +315,10 @@ SUMMARIES: dict[str, Callable[[Out, dict[str, Any]], None]] = {
     "evaluate": show_evaluation,
     "publish": show_publish,
     "agents rollback": show_rollback,
+    "agents canary start": show_canary,
+    "agents canary promote": show_canary,
+    "agents canary rollback": show_canary,
+    "agents canary status": show_canary_status,
 }
 
 

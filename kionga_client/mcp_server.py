@@ -20,7 +20,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.stdio import stdio_server
 
-from kionga_client import __version__, envelope, releases
+from kionga_client import __version__, canary, envelope, releases
 from kionga_client import fixtures as cases
 from kionga_client import operations as ops
 from kionga_client.confirmations import (
@@ -128,6 +128,14 @@ def _rollback_preview(gw: Gateway, a: Args) -> dict[str, Any]:
     return {"agent_id": agent["id"], "name": agent["name"], "version": agent["version"],
             "will": f"roll agent {agent['name']} back from version {agent['version']} to "
                     "the version it ran before"}
+
+
+def _canary_preview(will: str) -> Callable[[Gateway, Args], dict[str, Any]]:
+    def preview(gw: Gateway, a: Args) -> dict[str, Any]:
+        agent = gw.request("GET", f"/agents/{a['agent_id']}", not_found="AGENT_NOT_FOUND")
+        return {"agent_id": agent["id"], "name": agent["name"], "version": agent["version"],
+                "canary": agent.get("canary"), "will": will.format(name=agent["name"], **a)}
+    return preview
 
 
 def _fixtures_add(gw: Gateway, a: Args) -> ops.Result:
@@ -244,6 +252,28 @@ TOOLS: list[ToolSpec] = [
              "(the gateway verifies that version's hash).", {"agent_id": STR}, ("agent_id",),
              lambda gw, a: ops.agent_rollback(gw, a["agent_id"]),
              side_effect=True, destructive=True, preview=_rollback_preview),
+    ToolSpec("agents_canary_status", "A deployed agent's canary and both versions' turns, "
+             "errors, latency p50/p95, tokens and cost side by side.",
+             {"agent_id": STR, "hours": INT}, ("agent_id",),
+             lambda gw, a: canary.canary_status(gw, a["agent_id"], a.get("hours", 24))),
+    ToolSpec("agents_canary_start", "Start (or change) a canary: the version (its number or "
+             "ID) serves `percent` (1-99) of the agent's turns, sticky per session.",
+             {"agent_id": STR, "version": STR, "percent": INT},
+             ("agent_id", "version", "percent"),
+             lambda gw, a: canary.canary_start(gw, a["agent_id"], str(a["version"]),
+                                               a["percent"]),
+             side_effect=True, preview=_canary_preview(
+                 "send {percent} % of agent {name}'s turns to version {version}")),
+    ToolSpec("agents_canary_promote", "Promote an agent's canary: it becomes the agent's "
+             "version and the canary ends.", {"agent_id": STR}, ("agent_id",),
+             lambda gw, a: canary.canary_promote(gw, a["agent_id"]),
+             side_effect=True, destructive=True,
+             preview=_canary_preview("make agent {name}'s canary its version")),
+    ToolSpec("agents_canary_rollback", "End an agent's canary; it keeps its version.",
+             {"agent_id": STR}, ("agent_id",),
+             lambda gw, a: canary.canary_rollback(gw, a["agent_id"]),
+             side_effect=True, destructive=True,
+             preview=_canary_preview("end agent {name}'s canary")),
 ]
 BY_NAME = {spec.name: spec for spec in TOOLS}
 RESOURCES = [

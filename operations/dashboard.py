@@ -17,6 +17,7 @@ from deployments.models import Agent
 from kionga.models import Project
 from operations.charts import charts, error_rate
 from operations.metrics import Scope, evaluations_started, failures_by_reason, series
+from operations.read import versions
 from operations.serializers import MAX_HOURS
 from runs.models import Run
 
@@ -74,6 +75,9 @@ def agent_dashboard(agent: Agent, hours: int) -> dict[str, Any]:
                           "url": reverse("admin:runs_run_change", args=[run.pk])}
                          for run in failed],
         "rollouts": rollouts_of(agent),
+        "versions": versions(agent, hours),
+        "agent_admin_url": f"{reverse('admin:deployments_agent_changelist')}?"
+                           f"{urlencode({'q': agent.pk})}",
         "project_url": reverse("admin:operations_projectoperations_change",
                                args=[agent.project_id]),
     }

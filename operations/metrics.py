@@ -151,3 +151,41 @@ def failures_by_reason(project_id: int, window: Window) -> dict[str, int]:
 def evaluations_started(project_id: int, start: datetime) -> int:
     """Evaluations started in the window."""
     return Evaluation.objects.filter(project_id=project_id, created_at__gte=start).count()
+
+
+_VERSIONS_SQL: Final = f"""
+SELECT version_id, sum(ended), sum(completed), sum(errors), sum(tokens), sum(cost),
+       {", ".join(f"sum({c})" for c in HISTOGRAM)}
+FROM operations_rollup
+WHERE project_id = %(project)s AND agent_id = %(agent)s AND version_id = ANY(%(versions)s)
+  AND slot BETWEEN %(first)s AND %(last)s
+GROUP BY 1
+"""
+
+_VERSIONS_ACTIVE_SQL: Final = f"""
+SELECT version_id, count(*), sum(tokens), sum(cost)
+FROM runs_run
+WHERE status IN {_ACTIVE_IN} AND project_id = %(project)s AND agent_id = %(agent)s
+  AND version_id = ANY(%(versions)s) AND created_at >= %(start)s
+GROUP BY 1
+"""
+
+
+def per_version(scope: Scope, version_ids: list[str], hours: int,
+                now: datetime | None = None) -> dict[str, dict[str, Any]]:
+    """{version_id: totals} of an agent's turns in the last `hours`, per version that
+    served them (the rollups' version key): a canary beside the current version."""
+    window = Window.ending(now or timezone.now(), hours)
+    params = {"project": scope.project_id, "agent": scope.agent_id, "versions": version_ids,
+              "first": window.first, "last": window.last, "start": window.start}
+    sums = {version_id: _Sums() for version_id in version_ids}
+    with connection.cursor() as cursor:
+        cursor.execute(_VERSIONS_SQL, params)
+        for version_id, *row in cursor.fetchall():
+            sums[version_id].add_rollup(tuple(row))
+        cursor.execute(_VERSIONS_ACTIVE_SQL, params)
+        for version_id, requests, tokens, cost in cursor.fetchall():
+            sums[version_id].add_active(requests, tokens, cost)
+    return {version_id: {**found.figures(), "success_rate": (
+                round(found.completed / found.ended, 4) if found.ended else None)}
+            for version_id, found in sums.items()}

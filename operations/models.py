@@ -1,7 +1,8 @@
 """Rollups: what the metrics read instead of a million runs (operations/rollups.py).
 
 Per 150-second slot of creation time (`slot` = epoch seconds // 150): the runs of a
-project (agent null) and the turns of an agent (agent set) that ended, their counts,
+project (agent null) and the turns of an agent (agent set, one row per version that
+served them) that ended, their counts,
 tokens, cost and latency histogram (operations/histogram.py), one column per bucket
 (`h0` ... `h241`): PostgreSQL sums 250 integer columns over 4,032 rows in tens of
 milliseconds, an int[] unnested element by element takes several times longer.
@@ -23,6 +24,9 @@ class Rollup(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+",
                                 db_index=False)
     agent = models.ForeignKey(Agent, null=True, on_delete=models.CASCADE, related_name="+")
+    # An agent's rows are per version served (its runs' version_id: a canary's metrics
+    # side by side with the current version's); a project's rows have "".
+    version_id = models.CharField(max_length=64, default="", db_default="")
     slot = models.IntegerField()
     ended = models.IntegerField(default=0)
     completed = models.IntegerField(default=0)
@@ -31,8 +35,10 @@ class Rollup(models.Model):
     cost = models.DecimalField(max_digits=18, decimal_places=6, default=0)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["project", "agent", "slot"],
-                                               name="rollup_scope_slot", nulls_distinct=False)]
+        # Slot before version: a window's read is a range of slots of one scope.
+        constraints = [models.UniqueConstraint(fields=["project", "agent", "slot", "version_id"],
+                                               name="rollup_scope_slot_version",
+                                               nulls_distinct=False)]
 
     def __str__(self) -> str:
         return f"rollup {self.project_id}/{self.agent_id or '-'}@{self.slot}"

@@ -27,11 +27,21 @@ TURN = obj({"id": {"type": "string", "format": "uuid"}, "status": {"type": "stri
             "created_at": _TIME, "version_id": {"type": ["string", "null"]},
             "latency_ms": {"type": ["integer", "null"]}, "tokens": _INT, "cost": _NUM,
             "error": {"type": ["string", "null"]}})
+VERSION_TOTALS = obj({
+    "role": {"type": "string", "enum": ["current", "canary"]},
+    "version_id": {"type": "string", "format": "uuid"}, "version": _INT,
+    "content_sha256": {"type": "string"},
+    "percent": {"type": ["integer", "null"], "description": "The canary's share of turns."},
+    "requests": _INT, "errors": _INT, "success_rate": _OPT_NUM, "latency_ms": LATENCY,
+    "tokens": _INT, "cost": _NUM})
 OPERATIONS: dict[str, Any] = obj({
     "agent": AGENT, "hours": _INT, "from": _TIME, "to": _TIME,
     "totals": obj({"requests": _INT, "errors": _INT, "success_rate": _OPT_NUM,
                    "latency_ms": LATENCY, "tokens": _INT, "cost": _NUM}),
-    "series": SERIES, "recent_turns": {"type": "array", "items": TURN},
+    "series": SERIES,
+    "versions": {"type": "array", "items": VERSION_TOTALS, "description":
+                 "The current version's totals and, during a canary, the canary's."},
+    "recent_turns": {"type": "array", "items": TURN},
     "rollouts": {"type": "array", "items": ROLLOUT},
     "siblings": {"type": "array", "items": obj({
         "id": {"type": "string", "format": "uuid"}, "name": {"type": "string"},

@@ -10,8 +10,15 @@ from django.utils import timezone
 from approvals.models import ApprovalRequest
 from deployments.agents import rollouts_of
 from deployments.models import Agent
+from designs.models import Version
 from kionga.models import Project
-from operations.metrics import Scope, evaluations_started, failures_by_reason, series
+from operations.metrics import (
+    Scope,
+    evaluations_started,
+    failures_by_reason,
+    per_version,
+    series,
+)
 from runs.models import Run
 
 OVERVIEW_HOURS: Final = 24
@@ -50,12 +57,26 @@ def operations(agent: Agent, hours: int, now: datetime | None = None) -> dict[st
                    "success_rate": totals["success_rate"], "latency_ms": totals["latency_ms"],
                    "tokens": totals["tokens"], "cost": totals["cost"]},
         "series": buckets,
+        "versions": versions(agent, hours, end),
         "recent_turns": [_turn(run) for run in recent],
         "rollouts": rollouts_of(agent),
         "siblings": [{"id": str(s.pk), "name": s.name, "design_id": str(s.design_id),
                       "design_name": s.design.name, "version": s.version.number,
                       "updated_at": s.updated_at.isoformat()} for s in siblings],
     }
+
+
+def versions(agent: Agent, hours: int, now: datetime | None = None) -> list[dict[str, Any]]:
+    """The agent's version and, during a canary, the canary's: each one's totals over the
+    window (the turns it served), side by side."""
+    served: list[tuple[str, Version, int | None]] = [("current", agent.version, None)]
+    if agent.canary_version is not None:
+        served.append(("canary", agent.canary_version, agent.canary_percent))
+    totals = per_version(Scope(agent.project_id, agent.pk), [str(v.pk) for _, v, _ in served],
+                         hours, now)
+    return [{"role": role, "version_id": str(version.pk), "version": version.number,
+             "content_sha256": version.content_sha256, "percent": percent,
+             **totals[str(version.pk)]} for role, version, percent in served]
 
 
 def _turn(run: Run) -> dict[str, Any]:

@@ -32,28 +32,30 @@ MAX_PARAMETERS: Final = 20_000
 HISTOGRAM: Final = [f"h{i}" for i in range(BUCKETS)]
 _ENDED_IN: Final = "(" + ", ".join(f"'{status}'" for status in sorted(FINAL_STATUSES)) + ")"
 
-# Both scopes of each ended run (its project; its agent, for a turn), counted per
-# latency bucket, then one row per scope and slot with a column per bucket.
+# Both scopes of each ended run (its project; its agent and version, for a turn), counted
+# per latency bucket, then one row per scope and slot with a column per bucket.
 _ROLL_UP: Final = f"""
 , scoped AS (
-  SELECT project_id, NULL::uuid AS agent_id, slot, status, latency, tokens, cost FROM ended
+  SELECT project_id, NULL::uuid AS agent_id, '' AS version_id, slot, status, latency, tokens,
+         cost FROM ended
   UNION ALL
-  SELECT project_id, agent_id, slot, status, latency, tokens, cost FROM ended
+  SELECT project_id, agent_id, version_id, slot, status, latency, tokens, cost FROM ended
   WHERE agent_id IS NOT NULL
 ), counted AS (
-  SELECT project_id, agent_id, slot,
+  SELECT project_id, agent_id, version_id, slot,
          CASE WHEN latency IS NOT NULL THEN {BUCKET_SQL.format(x="latency")} END AS bucket,
          count(*) AS n, count(*) FILTER (WHERE status = 'completed') AS completed,
          count(*) FILTER (WHERE status = 'failed') AS errors,
          sum(tokens) AS tokens, sum(cost) AS cost
-  FROM scoped GROUP BY 1, 2, 3, 4
+  FROM scoped GROUP BY 1, 2, 3, 4, 5
 )
-INSERT INTO operations_rollup (project_id, agent_id, slot, ended, completed, errors, tokens,
-                               cost, {", ".join(HISTOGRAM)})
-SELECT project_id, agent_id, slot, sum(n), sum(completed), sum(errors), sum(tokens), sum(cost),
+INSERT INTO operations_rollup (project_id, agent_id, version_id, slot, ended, completed, errors,
+                               tokens, cost, {", ".join(HISTOGRAM)})
+SELECT project_id, agent_id, version_id, slot, sum(n), sum(completed), sum(errors),
+       sum(tokens), sum(cost),
        {", ".join(f"COALESCE(sum(n) FILTER (WHERE bucket = {i}), 0)" for i in range(BUCKETS))}
-FROM counted GROUP BY 1, 2, 3 ORDER BY 1, 2 NULLS FIRST, 3
-ON CONFLICT (project_id, agent_id, slot) DO UPDATE SET
+FROM counted GROUP BY 1, 2, 3, 4 ORDER BY 1, 2 NULLS FIRST, 3, 4
+ON CONFLICT (project_id, agent_id, version_id, slot) DO UPDATE SET
   {", ".join(f"{c} = operations_rollup.{c} + EXCLUDED.{c}"
              for c in ("ended", "completed", "errors", "tokens", "cost", *HISTOGRAM))}
 """
@@ -69,7 +71,8 @@ ON CONFLICT (project_id, slot, code) DO UPDATE
 # The runs stored since a slot (latency as the metrics define it, operations/metrics.py).
 _STORED: Final = f"""
 WITH ended AS (
-  SELECT project_id, agent_id, floor(date_part('epoch', created_at) / {SLOT_SECONDS})::int AS slot,
+  SELECT project_id, agent_id, version_id,
+         floor(date_part('epoch', created_at) / {SLOT_SECONDS})::int AS slot,
          status, COALESCE(latency_ms::float8,
                           date_part('epoch', finished_at - started_at) * 1000) AS latency,
          tokens, cost, error->>'code' AS code
@@ -90,12 +93,14 @@ def do_roll_up_ended(runs: list[Run]) -> None:
     ended = [run for run in runs if run.status in FINAL_STATUSES]
     if not ended:
         return
-    sums: dict[tuple[int, Any, int], _Slot] = {}
+    sums: dict[tuple[int, Any, str, int], _Slot] = {}
     failures: Counter[tuple[int, int, str]] = Counter()
     for run in ended:
         slot = slot_of(run.created_at)
-        for agent in {None, run.agent_id}:
-            sums.setdefault((run.project_id, agent, slot), _Slot()).add(run)
+        sums.setdefault((run.project_id, None, "", slot), _Slot()).add(run)
+        if run.agent_id is not None:
+            sums.setdefault((run.project_id, run.agent_id, run.version_id, slot),
+                            _Slot()).add(run)
         if run.status == Run.Status.FAILED:
             failures[(run.project_id, slot, _code(run))] += 1
     with connection.cursor() as cursor:
@@ -127,19 +132,19 @@ class _Slot:
             self.buckets[bucket_of(latency)] += 1
 
 
-def _upsert_rollups(cursor: Any, sums: dict[tuple[int, Any, int], _Slot]) -> None:
+def _upsert_rollups(cursor: Any, sums: dict[tuple[int, Any, str, int], _Slot]) -> None:
     buckets = sorted({b for slot in sums.values() for b in slot.buckets})
     columns = ["ended", "completed", "errors", "tokens", "cost", *(f"h{b}" for b in buckets)]
     # Key order (the project's row before its agents'), so concurrent ends never deadlock.
-    keys = sorted(sums, key=lambda k: (k[0], k[1] is not None, str(k[1]), k[2]))
+    keys = sorted(sums, key=lambda k: (k[0], k[1] is not None, str(k[1]), k[2], k[3]))
     rows = [[*key, sums[key].ended, sums[key].completed, sums[key].errors, sums[key].tokens,
              sums[key].cost, *(sums[key].buckets[b] for b in buckets)] for key in keys]
-    placeholders = "(" + ", ".join(["%s"] * (3 + len(columns))) + ")"
-    for chunk in _chunks(rows, 3 + len(columns)):
+    placeholders = "(" + ", ".join(["%s"] * (4 + len(columns))) + ")"
+    for chunk in _chunks(rows, 4 + len(columns)):
         cursor.execute(
-            f"INSERT INTO operations_rollup (project_id, agent_id, slot, {', '.join(columns)}) "
-            f"VALUES {', '.join([placeholders] * len(chunk))} "
-            "ON CONFLICT (project_id, agent_id, slot) DO UPDATE SET "
+            "INSERT INTO operations_rollup (project_id, agent_id, version_id, slot, "
+            f"{', '.join(columns)}) VALUES {', '.join([placeholders] * len(chunk))} "
+            "ON CONFLICT (project_id, agent_id, version_id, slot) DO UPDATE SET "
             + ", ".join(f"{c} = operations_rollup.{c} + EXCLUDED.{c}" for c in columns),
             [value for row in chunk for value in row])
 

@@ -28,7 +28,7 @@ def rollup_rows() -> tuple[list[Any], list[Any]]:
     with connection.cursor() as cursor:
         cursor.execute("SELECT project_id, agent_id, slot, ended, completed, errors, tokens, "
                        f"cost, {', '.join(HISTOGRAM)} FROM operations_rollup "
-                       "ORDER BY project_id, agent_id NULLS FIRST, slot")
+                       "ORDER BY project_id, agent_id NULLS FIRST, version_id, slot")
         rollups = cursor.fetchall()
         cursor.execute("SELECT project_id, slot, code, count FROM operations_failurerollup "
                        "ORDER BY 1, 2, 3")

@@ -1,18 +1,16 @@
-"""Rollups of the runs stored before they existed (the metrics' longest window and a day).
+"""Rollups of the runs stored before they existed (the metrics' longest window and a day):
+made by 0003_rollup_version, which adds the version to the rows' key (the rebuild is
+today's code, so it runs once the table has today's columns).
 
 Room on each page for the rows' updates (fillfactor): a slot's row is rewritten as each
 of its runs ends, in place (HOT) when the page has room.
 """
 
 from django.db import migrations
-from django.utils import timezone
 
 
 def backfill(apps, schema_editor):
-    from operations.rollups import KEEP, do_rebuild
-
     schema_editor.execute("ALTER TABLE operations_rollup SET (fillfactor = 70)")
-    do_rebuild(timezone.now() - KEEP)
 
 
 class Migration(migrations.Migration):

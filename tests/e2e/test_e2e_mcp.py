@@ -23,10 +23,12 @@ from tests.stack import VENV_BIN, Stack
 pytestmark = pytest.mark.django_db(transaction=True)
 READ_ONLY = {"capabilities", "designs_list", "designs_show", "templates_list", "validate",
              "run_plan", "runs_list", "runs_show", "runs_events", "versions_list",
-             "approvals_list", "agents_list", "fixtures_list", "fixtures_suggest"}
+             "approvals_list", "agents_list", "fixtures_list", "fixtures_suggest",
+             "agents_canary_status"}
 SIDE_EFFECTS = {"designs_create", "designs_update", "run", "runs_cancel", "evaluate",
                 "publish", "agents_rollback", "fixtures_add", "fixtures_update",
-                "fixtures_delete"}
+                "fixtures_delete", "agents_canary_start", "agents_canary_promote",
+                "agents_canary_rollback"}
 
 
 def confirmation(preview: dict[str, Any]) -> str:

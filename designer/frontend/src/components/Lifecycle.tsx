@@ -8,6 +8,7 @@ import type { Design } from "../types";
 import { ACTIVE, EvaluationView, ranEveryCase, type Evaluation } from "./EvaluationView";
 import { TestCases, type TestCase } from "./TestCases";
 import { VersionList, type Version } from "./VersionList";
+import { CanaryPanel, type CanaryAgent, type VersionTotals } from "./CanaryPanel";
 
 interface Props {
   design: Design;
@@ -26,6 +27,24 @@ interface Answer { title: string; ok: boolean; lines: string[] }
 const POLL_MS = 600;
 
 interface RolledBack { name: string; version: number; rollouts: { content_sha256: string }[] }
+interface AgentOperations { agent: CanaryAgent; versions: VersionTotals[] }
+const CANARY_HOURS = 24;
+
+/** The design's deployed agent (the one running one of its versions now), if any. */
+function agentOf(versions: Version[] | "unavailable" | null): string | null {
+  if (!versions || versions === "unavailable") return null;
+  const found = versions.flatMap((v) => v.deployments ?? []).find((d) => d.current && d.agent_id);
+  return found?.agent_id ?? null;
+}
+
+/** The agent's pod settings, sent again with a canary deploy (the body's defaults would resize it). */
+function pickSettings(settings: Record<string, unknown> | undefined): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  for (const k of ["autoscaling", "resources", "require_evaluation"]) {
+    if (settings && k in settings) kept[k] = settings[k];
+  }
+  return kept;
+}
 
 function explain(title: string, e: unknown): Answer {
   if (isMissingRoute(e)) return { title, ok: false, lines: ["Not available on this server yet."] };
@@ -52,6 +71,9 @@ export function Lifecycle({ design, dirty, canEdit, onDesign }: Props) {
   const [answer, setAnswer] = useState<Answer | null>(null);
   const [busy, setBusy] = useState(false);
   const [notes, setNotes] = useState("");
+  const [operations, setOperations] = useState<AgentOperations | null>(null);
+  const [canaryPercent, setCanaryPercent] = useState("10");
+  const [canaryChoice, setCanaryChoice] = useState("");
   const live = useRef(true);
   useEffect(() => () => { live.current = false; }, []);
 
@@ -61,6 +83,14 @@ export function Lifecycle({ design, dirty, canEdit, onDesign }: Props) {
   const loadVersions = useCallback(() => api<{ versions: Version[] }>("GET", `${base}/versions`).then(
     (d) => live.current && setVersions(d.versions),
     (e) => live.current && (isMissingRoute(e) ? setVersions("unavailable") : setAnswer(explain("Versions", e)))), [base]);
+
+  const agentId = agentOf(versions);
+  const loadOperations = useCallback(() => {
+    if (!agentId) return Promise.resolve();
+    return api<AgentOperations>("GET", `/agents/${agentId}/operations?hours=${CANARY_HOURS}`).then(
+      (o) => live.current && setOperations(o), () => undefined);
+  }, [agentId]);
+  useEffect(() => { void loadOperations(); }, [loadOperations]);
 
   useEffect(() => {
     void loadFixtures();
@@ -120,6 +150,27 @@ export function Lifecycle({ design, dirty, canEdit, onDesign }: Props) {
     await loadVersions();
     return [`Agent ${a.name} now runs version ${a.version} again (behaviour `
             + `${(a.rollouts[0]?.content_sha256 ?? "").slice(0, 12)}, hash verified).`];
+  });
+
+  const startCanary = (versionId: string, percent: number) => act("Canary", async () => {
+    const a = await api<CanaryAgent>("POST", `/agent-versions/${versionId}/deploy`, {
+      ...pickSettings(operations?.agent.settings), canary_percent: percent });
+    await loadVersions();
+    await loadOperations();
+    return [`Canary v${a.canary?.version} serves ${a.canary?.percent} % of agent ${a.name}'s turns; `
+            + `v${a.version} serves the rest.`];
+  });
+  const promoteCanary = () => act("Promote", async () => {
+    const a = await api<CanaryAgent>("POST", `/agents/${agentId}/promote`);
+    await loadVersions();
+    await loadOperations();
+    return [`Agent ${a.name} now runs version ${a.version} (canary promoted, hash verified).`];
+  });
+  const rollbackCanary = () => act("Roll back the canary", async () => {
+    const a = await api<CanaryAgent>("POST", `/agents/${agentId}/rollback`);
+    await loadVersions();
+    await loadOperations();
+    return [`The canary ended; agent ${a.name} runs version ${a.version} alone.`];
   });
 
   const publish = () => act("Publish", async () => {
@@ -211,6 +262,14 @@ export function Lifecycle({ design, dirty, canEdit, onDesign }: Props) {
 
       <h3>Versions</h3>
       <VersionList versions={versions} busy={busy} onRollback={canEdit ? rollback : undefined} />
+      {operations && versions && versions !== "unavailable" && (<>
+        <h3>Canary</h3>
+        <CanaryPanel agent={operations.agent} totals={operations.versions}
+                     versions={versions.map((v) => ({ id: v.id, number: v.number }))}
+                     percent={canaryPercent} onPercent={setCanaryPercent}
+                     choice={canaryChoice} onChoice={setCanaryChoice} busy={busy} canEdit={canEdit}
+                     onStart={startCanary} onPromote={promoteCanary} onRollback={rollbackCanary} />
+      </>)}
     </section>
   );
 }

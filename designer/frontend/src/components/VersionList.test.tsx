@@ -51,4 +51,16 @@ describe("VersionList", () => {
     render(<VersionList versions={versions.slice(0, 2)} onRollback={onRollback} />);
     expect(screen.queryByRole("button")).toBeNull();
   });
+
+  it("marks a canary and never counts it as a version the agent ran before", () => {
+    const at = "2026-12-01T10:00:00Z";
+    render(<VersionList onRollback={vi.fn()} versions={[
+      { id: "v2", number: 2, content_sha256: "b".repeat(64), created_at: at,
+        deployments: [{ agent_id: "a1", agent_name: "support", current: false, canary: true }] },
+      { id: "v1", number: 1, content_sha256: "a".repeat(64), created_at: at,
+        deployments: [{ agent_id: "a1", agent_name: "support", current: true }] },
+    ]} />);
+    expect(screen.getByTestId("versions").textContent).toContain("deployed: support (canary)");
+    expect(screen.queryByRole("button")).toBeNull();
+  });
 });

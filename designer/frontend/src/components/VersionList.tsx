@@ -1,7 +1,7 @@
 // The design's published versions, newest first, with where each is deployed; the agent
 // running a version offers "Roll back" when it ran an earlier one (POST agents/{id}/rollback).
 
-export interface Deployment { agent_id?: string; agent_name: string; current: boolean }
+export interface Deployment { agent_id?: string; agent_name: string; current: boolean; canary?: boolean }
 
 export interface Version {
   id: string; number: number; content_sha256: string; created_at: string; notes?: string;
@@ -11,7 +11,7 @@ export interface Version {
 /** The agents running one of these versions that ran another of them before. */
 function canRollBack(versions: Version[]): Set<string> {
   const ran = (current: boolean) => new Set(versions.flatMap((v) => (v.deployments ?? [])
-    .filter((d) => d.current === current && d.agent_id).map((d) => d.agent_id as string)));
+    .filter((d) => d.current === current && !d.canary && d.agent_id).map((d) => d.agent_id as string)));
   const before = ran(false);
   return new Set([...ran(true)].filter((id) => before.has(id)));
 }
@@ -34,7 +34,7 @@ export function VersionList({ versions, onRollback, busy = false }: {
           {" · "}{new Date(v.created_at).toLocaleString()}{v.author ? ` · ${v.author}` : ""}
           {v.notes ? <div className="muted">{v.notes}</div> : null}
           {v.deployments?.length ? <div className="muted">deployed: {v.deployments.map((d) =>
-            d.agent_name + (d.current ? " (current)" : "")).join(", ")}
+            d.agent_name + (d.current ? " (current)" : d.canary ? " (canary)" : "")).join(", ")}
             {v.deployments.filter((d) => d.current && d.agent_id && rollable.has(d.agent_id)).map((d) => (
               <button key={d.agent_id} type="button" className="small" disabled={busy}
                       onClick={() => onRollback?.(d.agent_id as string, d.agent_name)}>
