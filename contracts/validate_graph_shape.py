@@ -150,12 +150,16 @@ def _check_reachability(
             if not backward[n] and v.component is not None and v.component.input_optional
         ]
         reached = _walk(roots, forward)
+        # Nodes the input does not reach but that run anyway (no inbound edge: the
+        # reference's rule), and everything they feed.
+        fed = _walk([n for n, v in nodes.items() if n not in reached and not backward[n]
+                     and v.component is not None and not v.component.needs_value], forward)
         for node_id, view in nodes.items():
             if node_id not in reached:
                 issues.append(warning(
                     "unreachable_node",
-                    f"No path leads from the input to {quote(node_id)}; it never receives "
-                    f"a value{_skipped(view, backward[node_id])}.",
+                    f"No path leads from the input to {quote(node_id)}; "
+                    f"{_fate(view, backward[node_id], node_id in fed)}.",
                     f"nodes.{view.index}",
                     node_id,
                 ))
@@ -171,12 +175,20 @@ def _check_reachability(
                 ))
 
 
-def _skipped(view: NodeView, inbound: list[str]) -> str:
-    """What the runner does with it, where that is not running on empty text: a kind
-    that never runs on nothing (approval) is skipped when no edge leads into it."""
-    if not inbound and view.component is not None and view.component.needs_value:
-        return f", so it is skipped at every run ({view.kind} nodes do not run without one)"
-    return ""
+def _fate(view: NodeView, inbound: list[str], fed: bool) -> str:
+    """What the runner does with a node the input does not reach, so the warning and the
+    run agree (docs/decisions/approval-without-input-is-skipped.md)."""
+    if view.component is None:
+        return "it never receives a value"
+    if not inbound and view.component.needs_value:
+        return (f"it never receives a value, so it is skipped at every run ({view.kind} "
+                "nodes do not run without one)")
+    if not inbound:
+        return ("it never receives a value, so it runs at the start of every run on empty "
+                "text (a node without an inbound edge always runs)")
+    if fed:
+        return "it receives only what nodes without an inbound edge send it"
+    return "it never receives a value, so it is skipped at every run"
 
 
 def _walk(starts: list[str], graph: Adjacency) -> set[str]:

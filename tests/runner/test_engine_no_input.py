@@ -38,7 +38,7 @@ def test_the_validator_warns_that_it_is_skipped() -> None:
     assert warned["ask"] == ("No path leads from the input to 'ask'; it never receives a "
                              "value, so it is skipped at every run (approval nodes do not run "
                              "without one).")
-    assert warned["note"].endswith("it never receives a value.")
+    assert warned["note"].endswith("it never receives a value, so it is skipped at every run.")
 
 
 def test_a_lone_prompt_still_runs_on_empty_text() -> None:

@@ -38,6 +38,7 @@ export function Home({ projects, designUrl, username, site }: Props) {
   const [projectId, setProjectId] = useState<number | null>(editable[0]?.id ?? null);
   const [template, setTemplate] = useState("blank");
   const [name, setName] = useState("");
+  const [requireEvaluation, setRequireEvaluation] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
@@ -53,6 +54,7 @@ export function Home({ projects, designUrl, username, site }: Props) {
     try {
       const d = await api<{ id: string }>("POST", "/agent-designs", {
         project_id: projectId, name: name.trim() || t.name, graph: t.graph,
+        require_evaluation: requireEvaluation,
       });
       window.location.assign(designUrl(d.id));
     } catch (err) {
@@ -85,6 +87,11 @@ export function Home({ projects, designUrl, username, site }: Props) {
               {chosen && <p className="muted small">{chosen.description}</p>}
               <label htmlFor="new-name">Name</label>
               <input id="new-name" value={name} placeholder={chosen?.name} onChange={(e) => setName(e.target.value)} />
+              <label className="check small">
+                <input type="checkbox" checked={requireEvaluation}
+                       onChange={(e) => setRequireEvaluation(e.target.checked)} />
+                {" "}Require a passing evaluation to publish
+              </label>
               <button type="submit" className="primary">Create and open</button>
               {error && <p className="error" role="alert">{error}</p>}
             </form>
