@@ -18,6 +18,7 @@ from kionga.resource_models import McpServer
 from tests.conftest import Api
 from tests.mcp_peer import TOOLS, McpPeer, mcp_peer
 from tests.projects_helpers import resources_url
+from tests.test_resources_secrets_at_rest import pg_dump
 from tests.versions_helpers import linear
 
 pytestmark = pytest.mark.django_db
@@ -163,3 +164,13 @@ def test_a_server_that_is_no_mcp_server_is_a_clear_error(
                              "resource_unavailable")
     assert error["message"] == "MCP server 'garbage' answered something that is not MCP."
     assert McpServer.objects.get(key="garbage").tools == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_headers_are_stored_encrypted_and_still_sent(
+        api: Api, acme: Project, alice: User, peer: McpPeer) -> None:
+    register(api, alice, acme, peer.url)
+    assert "mcp-canary-4f1e2d" not in pg_dump()
+    # The gateway still decrypts them to call the server.
+    assert McpServer.objects.get(key="peer").secret_headers == {"Authorization": SECRET}
+    assert api.client_for(alice).post(tools_url(acme)).status_code == 200
