@@ -1,8 +1,9 @@
 """A real MCP server on 127.0.0.1 for tests of MCP server resources: the official
 `mcp` package's FastMCP over streamable HTTP, served by uvicorn in a thread.
 
-/mcp is the well-behaved server (tools `echo`, `add`, `whoami` which tries to hand
-back the Authorization header it received, `fail`, and `hang` which never answers);
+/mcp is the well-behaved server (tools `echo`, `add`, `big` which answers as many
+characters as asked, `whoami` which tries to hand back the Authorization header it
+received, `fail`, and `hang` which never answers);
 /garbage answers every POST with a 200 that is not MCP; /silent accepts the
 connection and never answers. The peer counts the requests each path received.
 """
@@ -27,7 +28,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount, Route
 
-TOOLS = ("add", "echo", "fail", "hang", "whoami")
+TOOLS = ("add", "big", "echo", "fail", "hang", "whoami")
 
 
 class McpPeer:
@@ -59,6 +60,10 @@ class McpPeer:
             request = ctx.request_context.request
             headers = getattr(request, "headers", {})
             return f"you sent Authorization: {headers.get('authorization', '')}"
+
+        @mcp.tool(description="Answer `size` characters.")
+        def big(size: int) -> str:
+            return "x" * size
 
         @mcp.tool(description="Always fails.")
         def fail() -> str:

@@ -16,6 +16,7 @@ from django.test import override_settings
 from kionga.mcp_tools import tool_entry
 from kionga.models import Project
 from kionga.resource_models import McpServer
+from kionga.upstream import MAX_ANSWER_BYTES
 from runs.internal import actions
 from tests.internal_helpers import BASE, run_client, start_run
 from tests.mcp_peer import TOOLS, McpPeer, mcp_peer
@@ -135,6 +136,18 @@ def test_a_server_that_answers_garbage_is_a_clear_error(
     assert answer.json()["error"]["code"] == "resource_unavailable"
     assert answer.json()["error"]["message"] == (
         "MCP tool 'mcp:junk/add' answered something that is not MCP.")
+
+
+@pytest.mark.allow_output
+def test_an_answer_past_the_bound_is_refused(carol: User, acme: Project, peer: McpPeer) -> None:
+    server(acme, peer.url)
+    raw = run_naming(carol, acme, "mcp:peer/big")
+    assert invoke(raw, "mcp:peer/big", {"size": 1000}).json() == {
+        "output": {"result": "x" * 1000}}
+    answer = invoke(raw, "mcp:peer/big", {"size": MAX_ANSWER_BYTES})
+    assert answer.status_code == 502
+    assert answer.json()["error"]["message"] == (
+        f"MCP tool 'mcp:peer/big' answered more than {MAX_ANSWER_BYTES} bytes.")
 
 
 @pytest.mark.allow_output
