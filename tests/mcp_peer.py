@@ -4,8 +4,8 @@
 /mcp is the well-behaved server (tools `echo`, `add`, `big` which answers as many
 characters as asked, `whoami` which tries to hand back the Authorization header it
 received, `fail`, and `hang` which never answers);
-/garbage answers every POST with a 200 that is not MCP; /silent accepts the
-connection and never answers. The peer counts the requests each path received.
+/garbage answers every POST with a 200 that is not MCP (and quotes the credential);
+/silent accepts the connection and never answers. The peer counts the requests each path received.
 """
 
 from __future__ import annotations
@@ -82,8 +82,10 @@ class McpPeer:
             await inner(scope, receive, send)
 
         async def garbage(request: Request) -> Response:
+            # Not JSON-RPC, and quoting the credential it was sent.
             self.hits["garbage"] += 1
-            return Response(b'{"jsonrpc": "2.0", "id": oops', media_type="application/json")
+            echoed = request.headers.get("authorization", "").encode()
+            return Response(b"oops " + echoed, media_type="application/json")
 
         async def silent(request: Request) -> Response:
             self.hits["silent"] += 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -63,6 +64,12 @@ def run(http: Http, project_id: int, function: str, text: str,
     done = wait_stored(http, design_id, started.json()["id"], timeout=45)
     assert schema_problems(done["events"]) == []
     return done
+
+
+def appended(path: Path, size: int) -> str:
+    with path.open("rb") as log:
+        log.seek(size)
+        return log.read().decode(errors="replace")
 
 
 def failure(done: dict[str, Any]) -> dict[str, Any]:
@@ -122,7 +129,11 @@ def test_a_server_that_answers_garbage_fails_the_node_at_once(
     registered(http, acme.pk, "peer", peer.url)
     # The server starts answering garbage after its tools were listed.
     McpServer.objects.filter(project=acme, key="peer").update(url=peer.path("garbage"))
+    logged = {path: path.stat().st_size for path in stack.log_dir.glob("*.log")}
     done = run(http, acme.pk, "mcp:peer/add", '{"a": 1, "b": 2}', allow_side_effects=True)
     assert failure(done) == {"code": "resource_unavailable", "message":
                              "functions/mcp%3Apeer%2Fadd/invoke: MCP tool 'mcp:peer/add' "
                              "answered something that is not MCP."}
+    # The garbage quoted the credential: no log line of the stack's processes has it.
+    assert peer.hits["garbage"] >= 1
+    assert not [path for path, size in logged.items() if TOKEN in appended(path, size)]
