@@ -19,7 +19,7 @@ from tests.conftest import Api
 from tests.mcp_peer import TOOLS, McpPeer, mcp_peer
 from tests.projects_helpers import resources_url
 from tests.test_resources_secrets_at_rest import pg_dump
-from tests.versions_helpers import linear
+from tests.versions_helpers import linear, published
 
 pytestmark = pytest.mark.django_db
 SECRET = "Bearer mcp-canary-4f1e2d"
@@ -174,3 +174,18 @@ def test_the_headers_are_stored_encrypted_and_still_sent(
     # The gateway still decrypts them to call the server.
     assert McpServer.objects.get(key="peer").secret_headers == {"Authorization": SECRET}
     assert api.client_for(alice).post(tools_url(acme)).status_code == 200
+
+
+def test_a_server_a_published_version_uses_cannot_be_deleted(
+        api: Api, acme: Project, alice: User, peer: McpPeer) -> None:
+    register(api, alice, acme, peer.url)
+    register(api, alice, acme, peer.url, key="spare")
+    client = api.client_for(alice)
+    assert client.post(tools_url(acme)).status_code == 200
+    graph = linear({"id": "tool", "kind": "tool", "config": {"tool": "mcp:peer/add"}})
+    version = published(alice, acme, graph, name="Adder")
+    error = api.assert_error(client.delete(resources_url(acme, "mcp_server") + "/peer"),
+                             409, "resource_in_use")
+    assert error["details"]["used_by"] == [{"type": "version", "id": str(version.pk),
+                                            "design": "Adder", "number": 1}]
+    assert client.delete(resources_url(acme, "mcp_server") + "/spare").status_code == 204
