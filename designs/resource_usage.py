@@ -8,6 +8,7 @@ from typing import Any
 
 from contracts.resources import graph_resources
 from designs.models import Version
+from kionga import mcp_tools
 from kionga.models import Project
 
 
@@ -18,7 +19,13 @@ def versions_using(project: Project, kind: str, resource_id: str) -> list[dict[s
     for version in rows.iterator(chunk_size=200):
         graphs = [version.artifact.get("graph") or {}]
         graphs += [sub.get("graph") or {} for sub in version.artifact.get("subflows", [])]
-        if any(resource_id in graph_resources(graph).get(kind, []) for graph in graphs):
+        if any(_uses(graph_resources(graph), kind, resource_id) for graph in graphs):
             found.append({"type": "version", "id": str(version.pk),
                           "design": version.design.name, "number": version.number})
     return found
+
+
+def _uses(named: dict[str, list[str]], kind: str, resource_id: str) -> bool:
+    if kind == "mcp_server":  # its tools are functions named mcp:<server>/<tool>
+        return resource_id in mcp_tools.server_keys(named.get("function", []))
+    return resource_id in named.get(kind, [])

@@ -147,6 +147,8 @@ _GROUPS: Final[dict[str, dict[str, str]]] = {
         "read_objects": "List a dataset's keys or read one object",
         "put_object": "Store an object in a dataset",
         "delete_object": "Delete an object from a dataset",
+        "list_mcp_tools": "List an MCP server's tools as last listed",
+        "refresh_mcp_tools": "List an MCP server's tools now (tools/list)",
     },
     "internal": {
         "internal_predict": "Call a model for a run",
@@ -167,6 +169,7 @@ _GROUPS: Final[dict[str, dict[str, str]]] = {
 _RESOURCE_KINDS: Final[dict[str, str]] = {
     "model": "a model endpoint", "function": "a function", "connection": "an API connection",
     "knowledge_base": "a knowledge base", "dataset": "a dataset",
+    "mcp_server": "an MCP server",
 }
 _KIND_VERBS: Final[dict[str, str]] = {
     "create": "Create", "get": "Read", "update": "Change", "delete": "Delete",

@@ -16,6 +16,7 @@ from kionga.resource_models import (
     Function,
     KnowledgeBase,
     KnowledgeDocument,
+    McpServer,
     ModelEndpoint,
 )
 
@@ -114,18 +115,14 @@ class FunctionAdmin(ResourceAdmin):
     list_display = ["key", "project", "url"]
 
 
-class ApiConnectionForm(MovedSecretForm):
-    base_url = https_url()
-    # Header values are secrets: replaced as a whole, never shown back.
+class SecretHeadersForm(MovedSecretForm):
+    """A resource whose secret is its headers: replaced as a whole, never shown back."""
+
     new_secret_headers = forms.JSONField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 3, "placeholder": "unchanged"}),
         help_text='JSON object, e.g. {"Authorization": "Bearer ..."}; empty keeps the old.',
     )
-
-    class Meta:
-        model = ApiConnection
-        exclude = ["secret_headers"]
 
     def clean_new_secret_headers(self) -> Any:
         value = self.cleaned_data.get("new_secret_headers")
@@ -146,10 +143,44 @@ class ApiConnectionForm(MovedSecretForm):
         return super().save(commit)
 
 
+class ApiConnectionForm(SecretHeadersForm):
+    base_url = https_url()
+
+    class Meta:
+        model = ApiConnection
+        exclude = ["secret_headers"]
+
+
 @admin.register(ApiConnection)
 class ApiConnectionAdmin(ResourceAdmin):
     form = ApiConnectionForm
     list_display = ["key", "project", "base_url", "allowed_methods"]
+
+
+class McpServerForm(SecretHeadersForm):
+    url = https_url()
+
+    class Meta:
+        model = McpServer
+        # The listing comes from the server (the API's tools route), never typed.
+        exclude = ["secret_headers", "tools", "tools_listed_at"]
+
+    def save(self, commit: bool = True) -> Any:
+        if self.instance.pk and "url" in self.changed_data:
+            self.instance.forget_on_change(["url"])
+        return super().save(commit)
+
+
+@admin.register(McpServer)
+class McpServerAdmin(ResourceAdmin):
+    form = McpServerForm
+    list_display = ["key", "project", "url", "tools_listed_at"]
+    readonly_fields = ["tool_names", "tools_listed_at"]
+
+    @admin.display(description="Tools")
+    def tool_names(self, obj: McpServer) -> str:
+        tools = obj.tools if isinstance(obj.tools, list) else []
+        return ", ".join(str(t.get("name")) for t in tools if isinstance(t, dict)) or "-"
 
 
 class KnowledgeDocumentInline(admin.StackedInline):

@@ -51,6 +51,10 @@ class ProjectResource(models.Model):
                 cleared.append(name)
         return cleared
 
+    def forget_on_change(self, changed: list[str]) -> list[str]:
+        """Reset what a change of `changed` fields makes stale; the fields reset."""
+        return []
+
     def base_dict(self) -> dict[str, Any]:
         return {"id": self.key, "name": self.name or self.key, "project_id": self.project_id}
 
@@ -125,6 +129,32 @@ class ApiConnection(ProjectResource):
 
     class Meta:
         constraints = _unique_key("connection")
+
+
+class McpServer(ProjectResource):
+    """An MCP server (streamable HTTP) whose listed tools are functions named
+    `mcp:<key>/<tool>` (kionga.mcp_tools); the gateway calls them with its headers."""
+
+    url = models.URLField(max_length=500)
+    # {"Authorization": "Bearer ..."}: sent by the gateway, never shown back.
+    secret_headers = EncryptedJSONField(default=dict, blank=True, bound_to=ROW_IDENTITY)
+    # The last tools/list answer: [{"name", "description", "input_schema"}]; what
+    # validation and calls accept (a project admin refreshes it).
+    tools = models.JSONField(default=list, blank=True)
+    tools_listed_at = models.DateTimeField(null=True, blank=True)
+
+    URL_FIELD = "url"
+    SECRET_FIELDS = ("secret_headers",)
+
+    class Meta:
+        constraints = _unique_key("mcp_server")
+
+    def forget_on_change(self, changed: list[str]) -> list[str]:
+        # Another URL may be another server: its tools are listed anew before use.
+        if self.URL_FIELD not in changed or (not self.tools and not self.tools_listed_at):
+            return []
+        self.tools, self.tools_listed_at = [], None
+        return ["tools", "tools_listed_at"]
 
 
 class KnowledgeBase(ProjectResource):

@@ -409,10 +409,12 @@ LOGGING = {
     # The level first: an operator finds ERROR lines (Redis or the database refusing
     # the ingester, a crash) without knowing the messages.
     "formatters": {"level": {"format": "%(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "level"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "level",
+                             "filters": ["no_mcp_peer_text"]}},
     "root": {"handlers": ["console"], "level": env.text("KIONGA_LOG_LEVEL", "INFO")},
     "filters": {"quiet_tasks": {"()": "kionga.log_filters.QuietTasks",
-                                "tasks": KIONGA_QUIET_TASKS}},
+                                "tasks": KIONGA_QUIET_TASKS},
+                "no_mcp_peer_text": {"()": "kionga.log_filters.NoMcpPeerText"}},
     # Every 401/404 would otherwise be a warning line; crashes are still logged.
     "loggers": {"django.request": {"level": "ERROR"},
                 # One INFO line per admin login otherwise; failures and lockouts stay.

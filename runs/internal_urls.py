@@ -11,7 +11,8 @@ from runs.internal import views
 
 urlpatterns = [
     path("models/<str:model_id>/predict", views.predict, name="internal-predict"),
-    path("functions/<str:name>/invoke", views.invoke_function, name="internal-invoke-function"),
+    # <path:>: an MCP tool's function name has a "/" (mcp:<server>/<tool>).
+    path("functions/<path:name>/invoke", views.invoke_function, name="internal-invoke-function"),
     path("agent-api-connections/<str:connection_id>/invoke", views.invoke_connection,
          name="internal-invoke-connection"),
     path("knowledge-bases", views.knowledge_bases, name="internal-knowledge-bases"),

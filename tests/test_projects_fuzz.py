@@ -32,8 +32,8 @@ def operations() -> list[tuple[str, str]]:
 
 def test_it_covers_every_new_route() -> None:
     # me/tokens 4, me/invitations 3, members 4, project invitations 2, project tokens 2,
-    # resources 1 + 4 per kind (5 kinds), documents 3, objects 3, notices 1.
-    assert len(operations()) == 43
+    # resources 1 + 4 per kind (6 kinds), documents 3, objects 3, MCP tools 2, notices 1.
+    assert len(operations()) == 49
 
 
 def test_it_never_answers_5xx(api: Api, acme: Project, alice: User, carol: User,

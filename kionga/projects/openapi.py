@@ -52,16 +52,26 @@ PROJECT_TOKENS = array_of("tokens", obj({**TOKEN_PROPERTIES, "owner": STRING,
 
 _COMMON: dict[str, Any] = {
     "id": STRING, "kind": {"type": "string", "enum": ["model", "function", "connection",
-                                                       "knowledge_base", "dataset"]},
+                                                       "knowledge_base", "dataset",
+                                                       "mcp_server"]},
     "name": STRING, "description": STRING,
     "created_at": NULLABLE_TIME,
 }
+SCHEMA: dict[str, Any] = {"type": "object", "description": "The tool's JSON Schema."}
+# One tool of an MCP server; `function` is the name a tool node uses.
+MCP_TOOL = obj({"name": STRING, "function": STRING, "description": STRING,
+                "input_schema": SCHEMA})
+MCP_TOOLS = obj({"tools": {"type": "array", "items": MCP_TOOL},
+                 "tools_listed_at": NULLABLE_TIME})
 _KIND_FIELDS: dict[str, dict[str, Any]] = {
     "model": {"base_url": STRING, "model_name": STRING, "secret_set": BOOLEAN,
               "prices": obj({"prompt_per_1k": {"type": "number"},
                              "completion_per_1k": {"type": "number"}})},
     "function": {"url": {"type": ["string", "null"]}, "secret_set": BOOLEAN,
                  "builtin": BOOLEAN},
+    "mcp_server": {"url": STRING, "secret_header_names": STRINGS,
+                   "tools": {"type": "array", "items": MCP_TOOL},
+                   "tools_listed_at": NULLABLE_TIME},
     "connection": {"base_url": STRING, "allowed_methods": STRINGS, "allowed_paths": STRINGS,
                    "secret_header_names": STRINGS},
     "knowledge_base": {"document_count": INTEGER},
@@ -70,6 +80,8 @@ _KIND_FIELDS: dict[str, dict[str, Any]] = {
 RESOURCE_OF: dict[str, dict[str, Any]] = {
     kind: obj({**_COMMON, **fields}) for kind, fields in _KIND_FIELDS.items()
 }
+# An MCP server's tool listed as a function (kind=function): its server and schema.
+RESOURCE_OF["function"]["properties"].update({"mcp_server": STRING, "input_schema": SCHEMA})
 RESOURCE: dict[str, Any] = {"anyOf": list(RESOURCE_OF.values())}
 RESOURCES = array_of("resources", RESOURCE)
 

@@ -74,6 +74,22 @@ class FunctionBody(ResourceSerializer):
     secret = secret_field()
 
 
+def check_secret_headers(value: dict[str, Any]) -> dict[str, str]:
+    if len(value) > MAX_HEADERS:
+        raise serializers.ValidationError(f"At most {MAX_HEADERS} headers.")
+    for name, header in value.items():
+        if not HEADER_NAME.match(name) or any(ch in header for ch in "\r\n\x00"):
+            raise serializers.ValidationError(
+                "Header names are HTTP tokens; values have no line breaks.")
+    return dict(value)
+
+
+def secret_headers_field() -> serializers.DictField:
+    return serializers.DictField(
+        child=StrictCharField(max_length=2000, allow_blank=True), required=False,
+        write_only=True, help_text="Write-only: replaces every header; never returned.")
+
+
 class ConnectionBody(ResourceSerializer):
     base_url = url_field()
     allowed_methods = serializers.ListField(
@@ -82,9 +98,7 @@ class ConnectionBody(ResourceSerializer):
     allowed_paths = serializers.ListField(
         child=StrictCharField(max_length=300), required=False, max_length=MAX_PATHS,
         help_text="Path prefixes below base_url a run may call; empty: any.")
-    secret_headers = serializers.DictField(
-        child=StrictCharField(max_length=2000, allow_blank=True), required=False,
-        write_only=True, help_text="Write-only: replaces every header; never returned.")
+    secret_headers = secret_headers_field()
 
     def validate_allowed_methods(self, value: list[str]) -> list[str]:
         return sorted(set(value), key=METHODS.index)
@@ -99,13 +113,15 @@ class ConnectionBody(ResourceSerializer):
         return sorted(set(value))
 
     def validate_secret_headers(self, value: dict[str, Any]) -> dict[str, str]:
-        if len(value) > MAX_HEADERS:
-            raise serializers.ValidationError(f"At most {MAX_HEADERS} headers.")
-        for name, header in value.items():
-            if not HEADER_NAME.match(name) or any(ch in header for ch in "\r\n\x00"):
-                raise serializers.ValidationError(
-                    "Header names are HTTP tokens; values have no line breaks.")
-        return dict(value)
+        return check_secret_headers(value)
+
+
+class McpServerBody(ResourceSerializer):
+    url = url_field()
+    secret_headers = secret_headers_field()
+
+    def validate_secret_headers(self, value: dict[str, Any]) -> dict[str, str]:
+        return check_secret_headers(value)
 
 
 class KnowledgeBaseBody(ResourceSerializer):

@@ -19,6 +19,7 @@ from kionga.models import Project, Role
 from kionga.openapi import ERRORS, ok
 from kionga.projects import openapi as doc
 from kionga.projects import resource_content as content
+from kionga.projects.mcp_servers import do_list_tools
 from kionga.projects.resource_serializers import DocumentBody, ObjectBody
 from kionga.projects.resources import (
     KIND_NAMES,
@@ -29,9 +30,10 @@ from kionga.projects.resources import (
     do_delete,
     do_update,
     list_resources,
+    mcp_tool_dicts,
 )
 from kionga.request_body import parse
-from kionga.resource_models import Dataset, KnowledgeBase
+from kionga.resource_models import Dataset, KnowledgeBase, McpServer
 
 NO_CONTENT = {204: None, **ERRORS}
 View = Callable[..., Any]
@@ -130,6 +132,21 @@ def document(request: Request, project_id: int, resource_id: str,
     project, knowledge_base = _knowledge_base(request, project_id, resource_id, True)
     content.do_remove_document(_user(request), project, knowledge_base, document_id)
     return Response(status=204)
+
+
+@extend_schema(methods=["GET"], responses={200: ok(doc.MCP_TOOLS), **ERRORS},
+               operation_id="list_mcp_tools")
+@extend_schema(methods=["POST"], request=None, responses={200: ok(doc.MCP_TOOLS), **ERRORS},
+               operation_id="refresh_mcp_tools")
+@api_view(["GET", "POST"])
+def mcp_tools(request: Request, project_id: int, resource_id: str) -> Response:
+    """GET: the stored listing; POST (admin): list the server's tools now (tools/list)."""
+    project = _project(request, project_id, request.method == "POST")
+    server: McpServer = check_resource(project, KINDS["mcp_server"], resource_id)
+    if request.method == "POST":
+        server = do_list_tools(_user(request), project, server)
+    listed = server.tools_listed_at.isoformat() if server.tools_listed_at else None
+    return Response({"tools": mcp_tool_dicts(server), "tools_listed_at": listed})
 
 
 KEY = OpenApiParameter("key", str, required=False,

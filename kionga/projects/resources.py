@@ -2,7 +2,8 @@
 the create / change / delete actions.
 
 Kind names are the component registry's (contracts.registry.ResourceKind): a config
-setting with resource="model" is filled from kind=model, and so on. Secrets are
+setting with resource="model" is filled from kind=model, and so on; but mcp_server,
+which no setting names: its listed tools are functions (kionga.mcp_tools). Secrets are
 write-only: answers say only `secret_set` / `secret_header_names`. Deleting a resource
 a published version uses is refused (409 resource_in_use, the versions named).
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
@@ -19,7 +20,7 @@ from django.db.models import Count, QuerySet
 from rest_framework import serializers
 
 from contracts.registry import ResourceKind
-from kionga import audit
+from kionga import audit, mcp_tools
 from kionga.builtin_tools import BUILTIN_TOOLS
 from kionga.errors import APIError, not_found
 from kionga.models import Project
@@ -30,6 +31,7 @@ from kionga.resource_models import (
     Dataset,
     Function,
     KnowledgeBase,
+    McpServer,
     ModelEndpoint,
     ProjectResource,
 )
@@ -56,9 +58,43 @@ def _connection_fields(obj: Any) -> dict[str, Any]:
             "secret_header_names": sorted(headers)}
 
 
+def _tool_dict(server: McpServer, tool: dict[str, Any]) -> dict[str, Any]:
+    return {"name": tool.get("name", ""), "function": mcp_tools.function_name(
+                server.key, str(tool.get("name", ""))),
+            "description": tool.get("description", ""),
+            "input_schema": tool.get("input_schema") or {}}
+
+
+def _mcp_server_fields(obj: Any) -> dict[str, Any]:
+    headers = obj.secret_headers if isinstance(obj.secret_headers, dict) else {}
+    listed = obj.tools_listed_at.isoformat() if obj.tools_listed_at else None
+    return {"url": obj.url, "secret_header_names": sorted(headers),
+            "tools": mcp_tool_dicts(obj), "tools_listed_at": listed}
+
+
+def mcp_tool_dicts(server: McpServer) -> list[dict[str, Any]]:
+    tools = server.tools if isinstance(server.tools, list) else []
+    return [_tool_dict(server, tool) for tool in tools if isinstance(tool, dict)]
+
+
+def mcp_function_dicts(project: Project) -> list[dict[str, Any]]:
+    """MCP servers' listed tools as the functions a tool node names, with their
+    input schemas (for the canvas's inspector)."""
+    found = []
+    for server in McpServer.objects.filter(project=project).order_by("key")[:LIST_LIMIT]:
+        for tool in mcp_tool_dicts(server):
+            found.append({"id": tool["function"], "kind": "function",
+                          "name": f"{server.name or server.key}: {tool['name']}",
+                          "description": tool["description"], "created_at": None,
+                          "url": None, "secret_set": False, "builtin": False,
+                          "mcp_server": server.key, "input_schema": tool["input_schema"]})
+    return found
+
+
 @dataclass(frozen=True)
 class Kind:
-    name: ResourceKind
+    # A registry kind (ResourceKind), or mcp_server.
+    name: ResourceKind | Literal["mcp_server"]
     model: type[ProjectResource]
     body: type[serializers.Serializer]
     public: Any = None  # obj -> the kind's own fields
@@ -82,6 +118,7 @@ KINDS: dict[str, Kind] = {k.name: k for k in [
     Kind("knowledge_base", KnowledgeBase, bodies.KnowledgeBaseBody,
          counts={"document_count": Count("documents")}),
     Kind("dataset", Dataset, bodies.DatasetBody, counts={"object_count": Count("entries")}),
+    Kind("mcp_server", McpServer, bodies.McpServerBody, _mcp_server_fields),
 ]}
 KIND_NAMES = list(KINDS)
 
@@ -101,7 +138,7 @@ def list_resources(project: Project, kind: str | None) -> list[dict[str, Any]]:
             rows = spec.rows(project).order_by("key")[:LIST_LIMIT]
             found += [spec.to_dict(obj) for obj in rows]
     if kind in (None, "function"):
-        found += builtin_tool_dicts()
+        found += builtin_tool_dicts() + mcp_function_dicts(project)
     return found
 
 
@@ -151,6 +188,7 @@ def do_update(actor: User, project: Project, kind: Kind, obj: Any,
                        {"fields": {"id": ["A resource's ID cannot change."]}})
     old_url = getattr(obj, obj.URL_FIELD) if obj.URL_FIELD else ""
     changed = _apply(obj, values)
+    changed += obj.forget_on_change(changed)
     # A secret never follows its resource to another scheme, host or port.
     cleared = obj.clear_secrets_if_moved(old_url, set(values))
     if changed or cleared:

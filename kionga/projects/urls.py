@@ -31,6 +31,8 @@ urlpatterns: list[URLPattern] = [
          resource_views.document, name="knowledge-document"),
     path(RESOURCE.format(kind="dataset") + "/objects", resource_views.objects,
          name="dataset-objects"),
+    path(RESOURCE.format(kind="mcp_server") + "/tools", resource_views.mcp_tools,
+         name="mcp-server-tools"),
 ]
 for _kind in KINDS.values():
     _create, _detail = resource_views.kind_views(_kind)

@@ -16,12 +16,25 @@ from typing import Any
 
 from django.db.models import F
 
-from kionga import parsers, upstream
+from kionga import mcp_client, mcp_tools, parsers, upstream
 from kionga.builtin_tools import BUILTIN_TOOLS, ToolError
 from kionga.errors import APIError, describe, error_body
-from kionga.resource_models import ApiConnection, Dataset, DatasetObject, Function, ModelEndpoint
+from kionga.resource_models import (
+    ApiConnection,
+    Dataset,
+    DatasetObject,
+    Function,
+    McpServer,
+    ModelEndpoint,
+)
 from runner.redact import Redactor, StreamRedactor
-from runs.internal.checks import check_in_scope, check_resource, check_side_effects
+from runs.internal.checks import (
+    check_in_scope,
+    check_resource,
+    check_secrets_readable,
+    check_side_effects,
+    missing,
+)
 from runs.loop_view import in_thread
 from runs.models import Run
 
@@ -208,6 +221,8 @@ async def do_invoke_function(run: Run, name: str, value: Any) -> dict[str, Any]:
     builtin = BUILTIN_TOOLS.get(name)
     if builtin is not None:
         return await in_thread(_builtin)(name, builtin, value)
+    if mcp_tools.is_mcp_name(name):
+        return await _invoke_mcp_tool(run, name, value)
     function = await in_thread(check_resource)(run, Function, "function", name)
     what = f"function {name!r}"
     headers = {"Accept": "application/json"}
@@ -221,6 +236,35 @@ async def do_invoke_function(run: Run, name: str, value: Any) -> dict[str, Any]:
     # The webhook's whole JSON answer is the output (text when it is not JSON).
     output = answer.json_or_text() if answer.content else None
     return {"output": upstream.scrub(output, upstream.secret_values([function.secret]))}
+
+
+async def _invoke_mcp_tool(run: Run, name: str, value: Any) -> dict[str, Any]:
+    """A listed tool of the project's MCP server, in a session of its own: its answer
+    (kionga.mcp_client) is the output, scrubbed of the server's secret headers."""
+    server, tool = await in_thread(_listed_mcp_tool)(run, name)
+    arguments = mcp_tools.arguments_of(value)
+    if arguments is None:
+        raise APIError(422, "tool_failed", f"MCP tool {name!r} takes a JSON object (or "
+                                           "text) as its input.")
+    what = f"MCP tool {name!r}"
+    async with upstream.call_slot(run.project_id, f"mcp_server/{server.key}", what,
+                                  SLOT_WAIT):
+        output = await mcp_client.call_tool(
+            what, server.url, mcp_client.secret_headers(server.secret_headers),
+            CALL_TIMEOUT, tool, arguments)
+    return {"output": output}
+
+
+def _listed_mcp_tool(run: Run, name: str) -> tuple[McpServer, str]:
+    """The server and tool of a function name the run's graph names, if the server's
+    listing has the tool (else the same 404 as any function this run may not call)."""
+    parts = mcp_tools.split_name(name)
+    server = McpServer.objects.filter(project_id=run.project_id,
+                                      key=parts[0]).first() if parts else None
+    if parts is None or server is None or mcp_tools.listed_tool(server.tools, parts[1]) is None:
+        raise missing("function", name)
+    check_secrets_readable(server, "function", name)
+    return server, parts[1]
 
 
 def _builtin(name: str, builtin: Callable[[Any], Any], value: Any) -> dict[str, Any]:

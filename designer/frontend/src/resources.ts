@@ -4,7 +4,7 @@
 // named after their design from GET /agent-designs?project_id=). A route that answers
 // 404 (not on this server) makes the picker a plain text input.
 import { api, isMissingRoute } from "./api";
-import type { Resource, ResourceKind } from "./types";
+import type { Resource, ResourceKind, ToolInputSchema } from "./types";
 
 export type ResourceList = Resource[] | "unavailable";
 export type ResourceLoader = (projectId: number, kind: ResourceKind) => Promise<ResourceList>;
@@ -20,15 +20,30 @@ function text(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;
 }
 
-/** The resources route's answer as picker entries (built-in functions flagged). */
+function schema(value: unknown): ToolInputSchema | undefined {
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as ToolInputSchema) : undefined;
+}
+
+/** The resources route's answer as picker entries (built-in functions flagged; an MCP
+ * server's tools with their server and input schema). */
 export function toResources(data: unknown): Resource[] {
-  return rows(data, "resources").map((r) => ({
-    id: String(r.id),
-    kind: text(r.kind),
-    name: text(r.name),
-    description: [text(r.description), r.builtin === true ? "built in" : undefined]
-      .filter(Boolean).join(" · ") || undefined,
-  }));
+  return rows(data, "resources").map((r) => {
+    const mcpServer = text(r.mcp_server);
+    const found: Resource = {
+      id: String(r.id),
+      kind: text(r.kind),
+      name: text(r.name),
+      description: [text(r.description), r.builtin === true ? "built in" : undefined,
+                    mcpServer && `MCP server ${mcpServer}`]
+        .filter(Boolean).join(" · ") || undefined,
+    };
+    if (mcpServer) {
+      found.mcpServer = mcpServer;
+      found.inputSchema = schema(r.input_schema) ?? {};
+    }
+    return found;
+  });
 }
 
 /** Published versions as picker entries: "<design name> v<number>", newest first. */

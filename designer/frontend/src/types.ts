@@ -240,4 +240,14 @@ export interface Resource {
   kind?: string;
   name?: string;
   description?: string;
+  /** An MCP server's tool (function `mcp:<server>/<tool>`): its server and input schema. */
+  mcpServer?: string;
+  inputSchema?: ToolInputSchema;
+}
+
+/** The part of a tool's JSON Schema the inspector shows: its top-level properties. */
+export interface ToolInputSchema {
+  type?: string;
+  properties?: Record<string, { type?: string | string[]; description?: string }>;
+  required?: string[];
 }

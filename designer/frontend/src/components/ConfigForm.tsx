@@ -3,6 +3,7 @@
 import { useEffect, useId, useState } from "react";
 import type { ConditionOperator, ComponentSpec, Issue, ResourceKind, SettingSpec } from "../types";
 import type { ResourceList, ResourceLoader } from "../resources";
+import { ToolInputSchema } from "./ToolInputSchema";
 
 interface Props {
   component: ComponentSpec;
@@ -213,7 +214,9 @@ export function ResourcePicker(p: PickerProps) {
     );
   }
   const known = list!.some((r) => r.id === p.value) || (p.allowLlm && p.value === "llm") || p.value === "";
+  const tool = list!.find((r) => r.id === p.value && r.mcpServer);
   return (
+    <>
     <select {...p.common} value={p.value} data-list={listId}
             onChange={(e) => p.onChange(e.target.value)}>
       <option value="">{p.placeholder ? `default (${p.placeholder})` : "— choose —"}</option>
@@ -225,5 +228,7 @@ export function ResourcePicker(p: PickerProps) {
       ))}
       {!known && <option value={p.value}>{p.value} (not in this project)</option>}
     </select>
+    {tool && <ToolInputSchema schema={tool.inputSchema} />}
+    </>
   );
 }
