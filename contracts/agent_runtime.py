@@ -22,3 +22,7 @@ THROTTLED: Final = "throttled"  # 429 with Retry-After: beyond the key's rate
 LOCAL_ARTIFACT: Final = "artifact.json"
 LOCAL_CREDENTIAL: Final = "credential"
 LOCAL_PORT: Final = "port"
+
+# The runtime's route for a turn a trigger opened (triggers/, agents/app.py): the gateway
+# posts {turn_id}; the runtime claims the turn with its credential and runs it.
+TRIGGERED_TURNS_PATH: Final = "/triggered-turns"

@@ -44,6 +44,8 @@ ErrorCode = Literal[
     "evaluation_not_active", "case_not_finished",
     # deployments
     "runtime_not_configured", "project_deploy_quota", "no_previous_version", "hash_mismatch",
+    # agents' triggers (triggers/): webhook deliveries, turns a trigger opened
+    "invalid_signature", "signature_expired", "trigger_disabled", "turn_claimed",
     # internal listener (run credentials)
     "invalid_credential", "run_cancelled", "resource_denied", "side_effects_not_allowed",
     "resource_unavailable", "upstream_rejected", "tool_failed",
