@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from django.db import connection
 
 from runs.models import Run
 from tests.agent_local_helpers import until
@@ -30,24 +28,6 @@ from triggers.models import Firing
 from triggers.webhooks import REPLAY_WINDOW_SECONDS
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(scope="module")
-def agents_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("agents")
-
-
-@pytest.fixture(scope="module")
-def stack(agents_dir: Path, django_db_setup: Any, django_db_blocker: Any,
-          tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    db = connection.settings_dict
-    auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
-    url = f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-    running = Stack(database_url=url, only=("gateway", "internal", "worker"),
-                    extra_env={"KIONGA_LOCAL_AGENTS_DIR": str(agents_dir)},
-                    log_dir=tmp_path_factory.mktemp("triggers-logs")).start()
-    yield running
-    running.stop()
 
 
 def test_a_signed_delivery_starts_one_turn_of_the_agent(
