@@ -22,10 +22,11 @@ import hmac
 import re
 import secrets
 import time
+import uuid
 from dataclasses import dataclass
 from typing import Final
 
-from kionga.errors import APIError, ErrorCode, not_found
+from kionga.errors import APIError, ErrorCode, invalid_field, not_found
 from runs.serializers import MAX_INPUT_CHARS
 from triggers.firings import do_fire
 from triggers.models import Firing, Trigger
@@ -96,8 +97,6 @@ class Delivery:
 
 def check_webhook(trigger_id: object) -> Trigger:
     """A webhook trigger, or 404 (unknown, malformed ID, a schedule)."""
-    import uuid
-
     try:
         pk = uuid.UUID(str(trigger_id))
     except ValueError:
@@ -113,8 +112,8 @@ def do_receive(trigger: Trigger, delivery: Delivery) -> tuple[Firing, bool]:
     """The delivery's firing and whether it is new (False: a repeat; nothing started)."""
     check_signature(trigger.secret, delivery.signature, delivery.body)
     if not _DELIVERY_ID.fullmatch(delivery.delivery_id):
-        raise APIError(400, "invalid_request", f"Send '{DELIVERY_HEADER}: <your ID of this "
-                       f"delivery>' (1 to {MAX_DELIVERY_ID} printable ASCII characters).")
+        raise invalid_field(DELIVERY_HEADER, f"Send your ID of this delivery: 1 to "
+                                             f"{MAX_DELIVERY_ID} printable ASCII characters.")
     first = Firing.objects.filter(trigger=trigger, delivery_id=delivery.delivery_id).first()
     if first is not None:
         return first, False
@@ -127,5 +126,5 @@ def do_receive(trigger: Trigger, delivery: Delivery) -> tuple[Firing, bool]:
     try:
         text = delivery.body.decode("utf-8")
     except UnicodeDecodeError:
-        raise APIError(400, "invalid_request", "The body is not UTF-8 text.") from None
+        raise invalid_field("body", "The body is not UTF-8 text.") from None
     return do_fire(trigger, delivery.delivery_id, text)
