@@ -20,9 +20,8 @@ from triggers.webhooks import DELIVERY_HEADER, MAX_BODY_BYTES, SIGNATURE_HEADER,
 
 
 def post(api: Api, path: str, body: bytes, headers: dict[str, str]) -> object:
-    meta = {f"HTTP_{name.upper().replace('-', '_')}": value for name, value in headers.items()
-            if name != "Content-Type"}
-    return api.anon().post(path, body, content_type="application/octet-stream", **meta)
+    sent = {name: value for name, value in headers.items() if name != "Content-Type"}
+    return api.anon().post(path, body, content_type="application/octet-stream", headers=sent)
 
 
 def test_refused_deliveries_start_nothing(api: Api, carol: User, acme: Project) -> None:
