@@ -2,9 +2,8 @@
 
 A locally deployed agent (deployments/local.py) listens on the loopback port kept in its
 folder; in Kubernetes, the agent's Service (deployments/objects.py: port 80, named after
-the agent) in KIONGA_AGENT_NAMESPACE. The agents' NetworkPolicy admits callers from
-namespaces labelled `kionga.dev/agent-callers: "true"`: the gateway's namespace needs
-that label for triggers (docs/kubernetes.md).
+the agent) in KIONGA_AGENT_NAMESPACE, whose NetworkPolicy admits the gateway's worker
+(the beat pods of KIONGA_GATEWAY_NAMESPACE; deployments/objects.py).
 """
 
 from __future__ import annotations
