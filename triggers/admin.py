@@ -5,6 +5,10 @@ its page; the form checks them as the API does and saves through `do_update` (be
 row follows, audited). Actions enable, disable or delete the selected triggers (audited
 each). Triggers are created by editors (API, canvas, CLI): a webhook's secret is shown
 to its creator once and never here. Each page lists the turns the trigger started.
+
+django-celery-beat's own pages (periodic tasks, crontabs, ...) are taken out of the
+admin: a trigger's beat row is written from the trigger (triggers/schedules.py), and an
+edit there would skip the checks and the audit, and be overwritten at the next change.
 """
 
 from __future__ import annotations
@@ -19,6 +23,14 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
+from django_celery_beat import admin as _beat_admin  # noqa: F401  (registers its pages first)
+from django_celery_beat.models import (
+    ClockedSchedule,
+    CrontabSchedule,
+    IntervalSchedule,
+    PeriodicTask,
+    SolarSchedule,
+)
 
 from kionga.errors import APIError
 from triggers.actions import do_delete, do_update
@@ -26,6 +38,11 @@ from triggers.models import Firing, Trigger
 from triggers.schedules import check_cron, check_timezone
 
 EDITABLE = ("name", "enabled", "cron", "timezone", "input")
+
+for beat_model in (PeriodicTask, CrontabSchedule, IntervalSchedule, SolarSchedule,
+                   ClockedSchedule):
+    if admin.site.is_registered(beat_model):
+        admin.site.unregister(beat_model)
 
 
 class TriggerForm(forms.ModelForm):  # type: ignore[type-arg]
