@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from typing import Any
 
 from agents import openai_api
@@ -48,7 +49,6 @@ from runner import tracing
 from runner.events import Event
 
 log = logging.getLogger("kionga.agent")
-MAX_TURN_ID = 64
 
 
 def check_turn(body: Any) -> TurnInput | None:
@@ -152,9 +152,10 @@ class App:
         caller key — the gateway lets this runtime claim the turn once, with its
         credential; it runs in the background, its answer reported like any turn's."""
         body = await read_json(scope, receive)
-        turn_id = body.get("turn_id") if isinstance(body, dict) else None
-        if not isinstance(turn_id, str) or not 0 < len(turn_id) <= MAX_TURN_ID:
-            raise HttpError(400, "invalid_request", "Send {turn_id}.")
+        try:  # a UUID, never a path of the gateway's to post to with the credential
+            turn_id = str(uuid.UUID(body["turn_id"] if isinstance(body, dict) else ""))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise HttpError(400, "invalid_request", "Send {turn_id: <UUID>}.") from None
         turn = await self.runtime.claim(turn_id)
         self._spawn(self.runtime.run(turn_id, "", turn))
         await send_json(send, 202, {"turn_id": turn_id, "status": "running"})

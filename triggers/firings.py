@@ -27,7 +27,7 @@ from triggers.models import Firing, Trigger
 def do_fire(trigger: Trigger, delivery_id: str, text: str) -> tuple[Firing, bool]:
     """The firing of this delivery and whether it is new; a new one's turn is queued and
     handed to the runtime once committed."""
-    from triggers.tasks import start_turn_task
+    from triggers.tasks import start_turn_task  # tasks import this module (schedules)
 
     agent = trigger.agent
     try:

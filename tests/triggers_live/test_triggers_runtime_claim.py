@@ -1,7 +1,8 @@
 """The runtime runs a triggered turn only when the gateway lets it claim the turn
 (triggers/firings.py `do_claim`): `POST /triggered-turns` with an ID the gateway never
 opened is 404, with a turn already claimed 409 `turn_claimed` — neither runs anything;
-and a caller's turn (opened with an API key) cannot be claimed as a triggered one."""
+a caller's turn (opened with an API key) cannot be claimed as a triggered one; and
+anything but a UUID is 400 (never a path the runtime would post to)."""
 
 from __future__ import annotations
 
@@ -46,6 +47,7 @@ def test_only_a_turn_the_gateway_opened_runs_and_only_once(
         assert called["status"] == "completed"
         stolen = httpx.post(claim, json={"turn_id": called["turn_id"]}, timeout=30)
         assert stolen.status_code == 404
-        assert httpx.post(claim, json={"turn": 1}, timeout=30).status_code == 400
+        for wrong in ({"turn": 1}, {"turn_id": 7}, {"turn_id": "../../models/m/predict"}):
+            assert httpx.post(claim, json=wrong, timeout=30).status_code == 400
     assert Run.objects.filter(agent=agent).count() == 2
     assert Run.objects.get(pk=answer["turn_id"]).output == 'Hook: {"n": 1}'
