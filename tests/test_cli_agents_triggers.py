@@ -51,6 +51,8 @@ def test_an_editor_manages_triggers(live_server: Any, carol: User, acme: Project
     listed = envelope(live_server, carol, "agents", "triggers", "list", agent_id)
     assert {t["name"] for t in listed["data"]["triggers"]} == {"orders", "morning"}
     assert hook.secret not in json.dumps(listed)
+    table = kionga(live_server, carol, "agents", "triggers", "list", agent_id)
+    assert table.exit_code == 0 and "orders" in table.output and "0 9 * * mon-fri" in table.output
     off = kionga(live_server, carol, "agents", "triggers", "disable", agent_id, schedule_id)
     assert "'0 9 * * mon-fri' in Europe/Paris, disabled." in off.output, off.output
     changed = envelope(live_server, carol, "agents", "triggers", "update", agent_id,

@@ -12,6 +12,7 @@ from django_celery_beat.models import PeriodicTask
 from kionga.models import AuditEvent, Project
 from tests.agent_key_helpers import deployed_agent
 from triggers.actions import do_create
+from triggers.firings import do_fire
 from triggers.models import Trigger
 
 
@@ -52,3 +53,13 @@ def test_only_staff_change_triggers(alice: User, carol: User, acme: Project) -> 
     client.post("/admin/triggers/trigger/", {"action": "disable",
                                              "_selected_action": [hook["id"]]})
     assert Trigger.objects.get(pk=hook["id"]).enabled
+
+
+def test_staff_see_which_delivery_started_each_turn(staff: Client, carol: User,
+                                                    acme: Project) -> None:
+    agent = deployed_agent(carol, acme)
+    made = do_create(carol, agent, {"kind": "webhook", "name": "orders"})
+    firing, _ = do_fire(Trigger.objects.select_related("agent__version").get(pk=made["id"]),
+                        "evt_77", "{}")
+    page = staff.get("/admin/triggers/firing/").content.decode()
+    assert "evt_77" in page and str(firing.turn_id) in page and "orders" in page

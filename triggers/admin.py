@@ -32,6 +32,7 @@ from django_celery_beat.models import (
     SolarSchedule,
 )
 
+from kionga.admin import ReadOnlyAdmin
 from kionga.errors import APIError
 from triggers.actions import do_delete, do_update
 from triggers.models import Firing, Trigger
@@ -132,3 +133,24 @@ class TriggerAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
             "<table><thead><tr><th>When</th><th>Delivery</th><th>Turn</th><th>Status</th>"
             '</tr></thead><tbody>{}</tbody></table><a href="{}">all the agent\'s turns</a>',
             rows, everything)
+
+
+@admin.register(Firing)
+class FiringAdmin(ReadOnlyAdmin):
+    """What started each triggered turn: the trigger and the delivery ID or due time."""
+
+    list_display = ["created_at", "trigger", "delivery_id", "turn_link", "status"]
+    list_filter = ["trigger__kind"]
+    list_select_related = ["trigger", "turn"]
+    search_fields = ["delivery_id", "turn__id", "trigger__name", "trigger__id"]
+    fields = ["trigger", "delivery_id", "turn_link", "status", "created_at"]
+    readonly_fields = ["turn_link", "status"]
+
+    @admin.display(description="Turn")
+    def turn_link(self, firing: Firing) -> str:
+        return format_html('<a href="{}">{}</a>', reverse("admin:runs_run_change",
+                                                          args=[firing.turn_id]), firing.turn_id)
+
+    @admin.display(description="Status")
+    def status(self, firing: Firing) -> str:
+        return firing.turn.status
