@@ -12,8 +12,11 @@
     GET  /v1/models             the agent as an OpenAI model (agents/openai_api.py)
     POST /v1/chat/completions   OpenAI chat completions, streamed or not
     *    /mcp                   MCP, streamable HTTP: one tool, the agent (agents/mcp_tool.py)
+    POST /triggered-turns       {turn_id}: a turn a webhook or schedule opened (triggers/),
+                                claimed on the gateway and run in the background -> 202
 
-Everything but /healthz needs `Authorization: Bearer <agent API key>` (401; 429 with
+Everything but /healthz and /triggered-turns (whose turn ID the gateway must accept)
+needs `Authorization: Bearer <agent API key>` (401; 429 with
 Retry-After beyond the key's rate: the gateway decides, agents/runtime.py). Turns run
 as tasks of the one event loop; a client that goes away does not end its turn (it is
 run and reported all the same).
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from typing import Any
 
 from agents import openai_api
@@ -43,6 +47,7 @@ from agents.http import (
 )
 from agents.mcp_tool import McpEndpoint
 from agents.runtime import CALLER_TRACEPARENT, Refused, Runtime, TurnInput
+from contracts.agent_runtime import TRIGGERED_TURNS_PATH
 from runner import tracing
 from runner.events import Event
 
@@ -146,6 +151,19 @@ class App:
         except OSError:  # the client went away: the turn goes on and is reported
             log.info("the client of turn %s went away", turn_id)
 
+    async def triggered(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A turn a trigger opened (contracts.agent_runtime.TRIGGERED_TURNS_PATH): no
+        caller key — the gateway lets this runtime claim the turn once, with its
+        credential; it runs in the background, its answer reported like any turn's."""
+        body = await read_json(scope, receive)
+        try:  # a UUID, never a path of the gateway's to post to with the credential
+            turn_id = str(uuid.UUID(body["turn_id"] if isinstance(body, dict) else ""))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise HttpError(400, "invalid_request", "Send {turn_id: <UUID>}.") from None
+        opened, turn = await self.runtime.claim(turn_id)
+        self._spawn(self.runtime.run(opened, "", turn))
+        await send_json(send, 202, {"turn_id": turn_id, "status": "running"})
+
     async def models(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.runtime.check_key(caller_key(scope))
         await send_json(send, 200, openai_api.models(self.runtime))
@@ -191,4 +209,5 @@ ROUTES = {
     "/turns": ("POST", App.turns),
     "/v1/models": ("GET", App.models),
     "/v1/chat/completions": ("POST", App.chat),
+    TRIGGERED_TURNS_PATH: ("POST", App.triggered),
 }

@@ -197,6 +197,28 @@ class Runtime:
             "session_id": turn.session_id or "", "key_counted": key_counted}, 201)
         return OpenTurn(str(answer["turn_id"]), served)
 
+    async def claim(self, turn_id: str) -> tuple[OpenTurn, TurnInput]:
+        """A turn a trigger opened (agents.app's /triggered-turns), claimed once for the
+        version chosen to serve it (a trigger's turn has no session: a canary takes its
+        share by the random draw); Refused 404/409 as the gateway says (not this agent's,
+        claimed), 503 when it cannot be reached."""
+        served = self.choose(None)
+        try:
+            answer = await self.gateway.post(f"agent-turns/{turn_id}/claim",
+                                             {"version_id": served.version_id})
+        except UNREACHABLE as exc:
+            log.warning("the gateway cannot be reached: %s", type(exc).__name__)
+            raise Refused(503, "gateway_unreachable", "The gateway cannot be reached.") from None
+        if answer.status == 200:
+            claimed = answer.json()
+            return OpenTurn(turn_id, served), TurnInput(str(claimed.get("input", "")),
+                                                        claimed.get("session_id") or None)
+        if answer.status in (404, 409):
+            code = "not_found" if answer.status == 404 else "turn_claimed"
+            raise Refused(answer.status, code, "The turn is not this agent's to run, "
+                                                      "or was claimed already.")
+        raise _refusal(answer)
+
     async def run(self, opened: OpenTurn, key: str, turn: TurnInput,
                   emit: EmitFn | None = None) -> dict[str, Any]:
         """Run an opened turn with the engine and report it; the turn's answer."""

@@ -27,3 +27,7 @@ LOCAL_CANARY: Final = "canary.json"
 # The share of turns a canary may serve, in percent (deployments.canary, agents.canary).
 CANARY_MIN_PERCENT: Final = 1
 CANARY_MAX_PERCENT: Final = 99
+
+# The runtime's route for a turn a trigger opened (triggers/, agents/app.py): the gateway
+# posts {turn_id}; the runtime claims the turn with its credential and runs it.
+TRIGGERED_TURNS_PATH: Final = "/triggered-turns"

@@ -166,15 +166,22 @@ def network_policy(spec: AgentSpec) -> dict[str, Any]:
     gateway = {"namespaceSelector": {"matchLabels": {
                    "kubernetes.io/metadata.name": spec.gateway_namespace}},
                "podSelector": {"matchLabels": {"app.kubernetes.io/component": "internal"}}}
+    # The gateway's Celery worker (the beat pods) hands turns a trigger opened to the
+    # runtime (triggers/dispatch.py): it alone of the gateway's pods may call in.
+    triggers = {"namespaceSelector": {"matchLabels": {
+                    "kubernetes.io/metadata.name": spec.gateway_namespace}},
+                "podSelector": {"matchLabels": {"app.kubernetes.io/component": "beat"}}}
     dns = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
            "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}}}
     return {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
             "metadata": _meta(spec, spec.name),
             "spec": {"podSelector": {"matchLabels": labels(spec)},
                      "policyTypes": ["Ingress", "Egress"],
-                     # Only callers' namespaces reach the turn port; nothing else is open
-                     # (not other agents, nor any pod of an unlabelled namespace).
-                     "ingress": [{"from": [{"namespaceSelector": {"matchLabels": CALLERS_LABEL}}],
+                     # Only callers' namespaces and the gateway's worker reach the turn
+                     # port; nothing else is open (not other agents, nor any pod of an
+                     # unlabelled namespace).
+                     "ingress": [{"from": [{"namespaceSelector": {"matchLabels": CALLERS_LABEL}},
+                                           triggers],
                                   "ports": [{"port": RUNTIME_PORT, "protocol": "TCP"}]}],
                      "egress": [
                          {"to": [gateway], "ports": [{"port": INTERNAL_PORT,

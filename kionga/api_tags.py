@@ -112,6 +112,12 @@ _GROUPS: Final[dict[str, dict[str, str]]] = {
         "list_agent_api_keys": "List an agent's API keys (never the keys)",
         "create_agent_api_key": "Create an API key for calling an agent (shown once)",
         "revoke_agent_api_key": "Revoke an agent's API key at once",
+        "list_agent_triggers": "List an agent's webhooks and schedules",
+        "create_agent_trigger": "Create a webhook (its secret shown once) or a schedule",
+        "get_agent_trigger": "Read a trigger with the turns it started",
+        "update_agent_trigger": "Change, enable or disable a trigger",
+        "delete_agent_trigger": "Delete a trigger",
+        "deliver_webhook": "Deliver a signed webhook: starts a turn of its agent",
     },
     "operations": {
         "designs_overview": "A project's runs and agents over the last 24 hours",
@@ -162,6 +168,7 @@ _GROUPS: Final[dict[str, dict[str, str]]] = {
         "internal_open_agent_turn": "Open a deployed agent's turn",
         "internal_report_agent_turn": "Report how an agent's turn ended",
         "internal_check_agent_api_key": "Verify and count a caller's agent API key",
+        "internal_claim_agent_turn": "Claim a turn a trigger opened, to run it",
     },
 }
 

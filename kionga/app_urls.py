@@ -12,7 +12,8 @@ from importlib.util import find_spec
 
 from django.urls import URLResolver, include, path
 
-PRODUCT_APPS = ("designs", "deployments", "runs", "evaluations", "approvals", "operations")
+PRODUCT_APPS = ("designs", "deployments", "runs", "evaluations", "approvals", "operations",
+                "triggers")
 
 
 def app_url_includes(module_name: str, prefix: str = "") -> list[URLResolver]:

@@ -45,6 +45,8 @@ ErrorCode = Literal[
     # deployments
     "runtime_not_configured", "project_deploy_quota", "no_previous_version", "hash_mismatch",
     "invalid_canary_percent", "no_agent", "canary_same_version", "no_canary",
+    # agents' triggers (triggers/): webhook deliveries, turns a trigger opened
+    "invalid_signature", "signature_expired", "trigger_disabled", "turn_claimed",
     # internal listener (run credentials)
     "invalid_credential", "run_cancelled", "resource_denied", "side_effects_not_allowed",
     "resource_unavailable", "upstream_rejected", "tool_failed",

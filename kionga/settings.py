@@ -73,6 +73,10 @@ INSTALLED_APPS = [
     # The canvas (pages + built assets); it talks to the apps only through the API.
     "designer",
     "operations",
+    # Webhooks and schedules that start deployed agents' turns; schedules are
+    # django-celery-beat rows, read by beat's DatabaseScheduler.
+    "django_celery_beat",
+    "triggers",
 ]
 
 MIDDLEWARE = [
@@ -318,6 +322,10 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-evaluations": {"task": "evaluations.sweep", "schedule": 5.0,
                           "options": {"expires": 10.0}},
 }
+# Beat reads its schedules from the database (django-celery-beat): the entries above,
+# installed there at start-up, and agents' schedules (triggers/schedules.py), which
+# editors change while beat runs. `--schedule <file>` (Procfile) is then unused.
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # Sweeps every few seconds: Celery's INFO lines about them (beat's "Sending due task",
 # the worker's "received" and "succeeded") are dropped (LOGGING below); a sweep logs
 # what it changed itself.

@@ -502,7 +502,7 @@ def versions_list(gw: Gateway, out: Out, design_id: str) -> ops.Result:
 
 @cli.group()
 def agents() -> None:
-    """Deployed agents: list, roll back, canary."""
+    """Deployed agents: list, roll back, canary, triggers."""
 
 
 @agents.command("list")
@@ -563,6 +563,100 @@ def agents_canary_rollback(gw: Gateway, out: Out, agent_id: str) -> ops.Result:
 def agents_canary_status(gw: Gateway, out: Out, agent_id: str, hours: int) -> ops.Result:
     """The canary and both versions' turns, errors, latency, tokens and cost."""
     return canary.canary_status(gw, agent_id, hours)
+@agents.group("triggers")
+def agent_triggers() -> None:
+    """An agent's webhooks and schedules: list, show, create, update, enable, disable,
+    delete (editors change them)."""
+
+
+@agent_triggers.command("list")
+@click.argument("agent_id")
+@common("agents triggers list")
+def triggers_list(gw: Gateway, out: Out, agent_id: str) -> ops.Result:
+    """The agent's triggers."""
+    return ops.triggers_list(gw, agent_id)
+
+
+@agent_triggers.command("show")
+@click.argument("agent_id")
+@click.argument("trigger_id")
+@common("agents triggers show")
+def triggers_show(gw: Gateway, out: Out, agent_id: str, trigger_id: str) -> ops.Result:
+    """One trigger with the turns it started lately."""
+    return ops.trigger_show(gw, agent_id, trigger_id)
+
+
+@agent_triggers.command("create-webhook")
+@click.argument("agent_id")
+@click.option("--name", required=True)
+@common("agents triggers create-webhook")
+def triggers_create_webhook(gw: Gateway, out: Out, agent_id: str, name: str) -> ops.Result:
+    """A signed webhook; its secret is printed this once (keep it where the sender reads
+    it)."""
+    return ops.trigger_create(gw, agent_id, {"kind": "webhook", "name": name})
+
+
+@agent_triggers.command("create-schedule")
+@click.argument("agent_id")
+@click.option("--name", required=True)
+@click.option("--cron", required=True, help="minute hour day-of-month month day-of-week, "
+              "e.g. '0 9 * * mon-fri'.")
+@click.option("--timezone", default="UTC", show_default=True, help="An IANA time zone.")
+@click.option("--input", "text", default="", help="The input of each turn.")
+@common("agents triggers create-schedule")
+def triggers_create_schedule(gw: Gateway, out: Out, agent_id: str, name: str, cron: str,
+                             timezone: str, text: str) -> ops.Result:
+    """A schedule: a turn at each time the cron expression matches in the time zone."""
+    return ops.trigger_create(gw, agent_id, {"kind": "schedule", "name": name, "cron": cron,
+                                             "timezone": timezone, "input": text})
+
+
+@agent_triggers.command("update")
+@click.argument("agent_id")
+@click.argument("trigger_id")
+@click.option("--name")
+@click.option("--cron")
+@click.option("--timezone")
+@click.option("--input", "text")
+@common("agents triggers update")
+def triggers_update(gw: Gateway, out: Out, agent_id: str, trigger_id: str,
+                    name: str | None, cron: str | None, timezone: str | None,
+                    text: str | None) -> ops.Result:
+    """Change a trigger's name, or a schedule's cron, time zone or input."""
+    changes = {key: value for key, value in (("name", name), ("cron", cron),
+                                             ("timezone", timezone), ("input", text))
+               if value is not None}
+    if not changes:
+        raise KiongaError("USAGE", "Nothing to change: give --name, --cron, --timezone or "
+                                   "--input.")
+    return ops.trigger_update(gw, agent_id, trigger_id, changes)
+
+
+def _switch(enabled: bool) -> Callable[..., NoReturn]:
+    verb = "enable" if enabled else "disable"
+
+    @click.argument("agent_id")
+    @click.argument("trigger_id")
+    @common(f"agents triggers {verb}")
+    def switch(gw: Gateway, out: Out, agent_id: str, trigger_id: str) -> ops.Result:
+        return ops.trigger_update(gw, agent_id, trigger_id, {"enabled": enabled})
+
+    switch.__doc__ = ("Start turns again from this trigger." if enabled else
+                      "Stop this trigger starting turns (deliveries answer 409).")
+    return switch
+
+
+agent_triggers.command("enable")(_switch(True))
+agent_triggers.command("disable")(_switch(False))
+
+
+@agent_triggers.command("delete")
+@click.argument("agent_id")
+@click.argument("trigger_id")
+@common("agents triggers delete")
+def triggers_delete(gw: Gateway, out: Out, agent_id: str, trigger_id: str) -> ops.Result:
+    """Delete a trigger (the turns it started stay)."""
+    return ops.trigger_delete(gw, agent_id, trigger_id)
 
 
 @cli.group()

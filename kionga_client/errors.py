@@ -37,6 +37,8 @@ CODES: dict[str, tuple[int, bool, str]] = {
     "EVALUATION_NOT_FOUND": (7, False, "Check the evaluation_id: `kionga evaluate ID` "
                                        "prints the one it starts."),
     "AGENT_NOT_FOUND": (7, False, "List agents with `kionga agents list`."),
+    "TRIGGER_NOT_FOUND": (7, False, "List the agent's triggers with `kionga agents "
+                                    "triggers list AGENT_ID`."),
     "TEMPLATE_NOT_FOUND": (7, False, "List templates with `kionga templates list`."),
     "NOT_FOUND": (7, False, "Check the id."),
     "AT_CAPACITY": (8, True, "The runner or your project's share is full; retry in a few "

@@ -129,8 +129,8 @@ class Gateway:
                                          params=_clean(params), headers=headers)
         except httpx.TransportError as exc:
             raise self.unreachable(exc) from exc
-        if response.is_success:
-            return response.status_code, response.json()
+        if response.is_success:  # a 204 has no body
+            return response.status_code, response.json() if response.content else None
         raise error_of(response, not_found)
 
     def approver_page(self, approval_id: str) -> str:

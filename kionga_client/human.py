@@ -175,6 +175,8 @@ LISTS: dict[str, tuple[str, list[str]]] = {
                                      "expires_at"]),
     "runs events": ("events", ["seq", "type", "node_id", "at", "preview"]),
     "agents list": ("agents", ["id", "name", "version", "project_id", "updated_at"]),
+    "agents triggers list": ("triggers", ["id", "kind", "name", "enabled", "cron",
+                                          "timezone"]),
     "fixtures list": ("cases", ["id", "name", "input", "tags"]),
     "fixtures suggest": ("suggestions", ["name", "input", "tags"]),
 }
@@ -308,6 +310,20 @@ def show_canary_status(out: Out, data: dict[str, Any]) -> None:
                       "cost"], "versions")
 
 
+def show_trigger(out: Out, data: dict[str, Any]) -> None:
+    state = "enabled" if data["enabled"] else "disabled"
+    if data["kind"] == "schedule":
+        out.say(f"Schedule {data['name']} ({data['trigger_id']}): '{data['cron']}' in "
+                f"{data['timezone']}, {state}.")
+    else:
+        out.say(f"Webhook {data['name']} ({data['trigger_id']}): POST {data['path']}, {state}.")
+    if data.get("secret"):
+        out.say(f"Signing secret (shown this once): {data['secret']}", style="bold yellow")
+    for firing in data.get("firings") or []:
+        out.say(f"  {firing['created_at']} {firing['delivery_id']} → turn "
+                f"{firing['turn_id']} {firing['status']}")
+
+
 SUMMARIES: dict[str, Callable[[Out, dict[str, Any]], None]] = {
     "runs list": show_runs,
     "designs create": show_design("Created"),
@@ -319,6 +335,12 @@ SUMMARIES: dict[str, Callable[[Out, dict[str, Any]], None]] = {
     "agents canary promote": show_canary,
     "agents canary rollback": show_canary,
     "agents canary status": show_canary_status,
+    "agents triggers show": show_trigger,
+    "agents triggers create-webhook": show_trigger,
+    "agents triggers create-schedule": show_trigger,
+    "agents triggers update": show_trigger,
+    "agents triggers enable": show_trigger,
+    "agents triggers disable": show_trigger,
 }
 
 

@@ -589,6 +589,37 @@ def agent_rollback(gw: Gateway, agent_id: str) -> Result:
     return Result({**agent, "agent_id": agent["id"]})
 
 
+def triggers_list(gw: Gateway, agent_id: str) -> Result:
+    return Result({"triggers": gw.request("GET", f"/agents/{agent_id}/triggers",
+                                          not_found="AGENT_NOT_FOUND")["triggers"]})
+
+
+def trigger_create(gw: Gateway, agent_id: str, body: dict[str, Any]) -> Result:
+    """A new webhook (its secret in this answer only) or schedule of the agent."""
+    made = gw.request("POST", f"/agents/{agent_id}/triggers", json=body,
+                      not_found="AGENT_NOT_FOUND")
+    return Result({**made, "trigger_id": made["id"]})
+
+
+def trigger_show(gw: Gateway, agent_id: str, trigger_id: str) -> Result:
+    found = gw.request("GET", f"/agents/{agent_id}/triggers/{trigger_id}",
+                       not_found="TRIGGER_NOT_FOUND")
+    return Result({**found, "trigger_id": found["id"]})
+
+
+def trigger_update(gw: Gateway, agent_id: str, trigger_id: str,
+                   changes: dict[str, Any]) -> Result:
+    found = gw.request("PATCH", f"/agents/{agent_id}/triggers/{trigger_id}", json=changes,
+                       not_found="TRIGGER_NOT_FOUND")
+    return Result({**found, "trigger_id": found["id"]})
+
+
+def trigger_delete(gw: Gateway, agent_id: str, trigger_id: str) -> Result:
+    gw.exchange("DELETE", f"/agents/{agent_id}/triggers/{trigger_id}",
+                not_found="TRIGGER_NOT_FOUND")
+    return Result({"trigger_id": trigger_id, "deleted": True})
+
+
 # --- approvals --------------------------------------------------------------------------
 
 def approvals_list(gw: Gateway, *, status: str | None = "pending",

@@ -28,21 +28,31 @@ from runs.signals import runs_ended
 COST_PLACES = Decimal("0.000001")
 
 
-def do_open_turn(agent: Agent, version_id: str, input: str, session_id: str) -> Run:
-    """A running turn of a version the agent was rolled out with (its pods may still
-    serve the previous version during a rollout)."""
+def check_rolled_out(agent: Agent, version_id: str) -> Version:
+    """A version the agent was rolled out with (its pods may still serve the previous
+    version during a rollout), or 403 resource_denied."""
     rolled_out = Rollout.objects.filter(agent=agent, version_id__in=_uuid(version_id))
     version = Version.objects.filter(pk__in=rolled_out.values("version_id")).first()
     if version is None:
         raise APIError(403, "resource_denied",
                        "This agent was never deployed with that version.")
+    return version
+
+
+def version_fields(version: Version) -> dict[str, Any]:
+    """What a turn records of the version it runs: its ID, hash and callable resources."""
     artifact = version.artifact
-    now = timezone.now()
+    return {"version_id": str(version.pk), "content_sha256": version.content_sha256,
+            "resources": run_resources(artifact["graph"], artifact.get("subflows", []))}
+
+
+def do_open_turn(agent: Agent, version_id: str, input: str, session_id: str) -> Run:
+    """A running turn of a version the agent was rolled out with."""
+    version = check_rolled_out(agent, version_id)
     return Run.objects.create(
-        project_id=agent.project_id, design_id=agent.design_id, version_id=str(version.pk),
-        content_sha256=version.content_sha256, status=Run.Status.RUNNING, input=input,
-        session_id=session_id, allow_side_effects=True, agent=agent, started_at=now,
-        resources=run_resources(artifact["graph"], artifact.get("subflows", [])))
+        project_id=agent.project_id, design_id=agent.design_id, status=Run.Status.RUNNING,
+        input=input, session_id=session_id, allow_side_effects=True, agent=agent,
+        started_at=timezone.now(), **version_fields(version))
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,11 @@ SPEC_EXIT = {1, 2, 3, 4, 5, 6, 7, 8, 130}
 COMMANDS = ["capabilities", "agent-guide", "designs list", "designs show", "designs create",
             "designs update", "templates list", "validate", "run", "runs list", "runs show",
             "runs events", "runs cancel", "evaluate", "publish", "versions list",
-            "approvals list", "agents list", "agents rollback", "fixtures list", "fixtures add",
+            "approvals list", "agents list", "agents rollback", "agents triggers list",
+            "agents triggers show", "agents triggers create-webhook",
+            "agents triggers create-schedule", "agents triggers update",
+            "agents triggers enable", "agents triggers disable", "agents triggers delete",
+            "fixtures list", "fixtures add",
             "fixtures update", "fixtures delete", "fixtures suggest", "mcp"]
 
 

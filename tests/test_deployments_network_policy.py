@@ -1,5 +1,6 @@
 """An agent's NetworkPolicy admits callers only from namespaces labelled as agent callers,
-on the runtime's port: no rule admits any source (other agents, unlabelled namespaces)."""
+and the gateway's worker (the beat pods, which hand over triggered turns), on the
+runtime's port: no rule admits any source (other agents, unlabelled namespaces)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,11 @@ def test_every_ingress_rule_names_its_sources() -> None:
     rules = network_policy(SPEC)["spec"]["ingress"]
     assert rules and all(rule.get("from") for rule in rules)
     [rule] = rules
-    assert rule["from"] == [{"namespaceSelector": {"matchLabels": CALLERS_LABEL}}]
+    assert rule["from"] == [
+        {"namespaceSelector": {"matchLabels": CALLERS_LABEL}},
+        {"namespaceSelector": {"matchLabels": {
+            "kubernetes.io/metadata.name": SPEC.gateway_namespace}},
+         "podSelector": {"matchLabels": {"app.kubernetes.io/component": "beat"}}}]
     assert rule["ports"] == [{"port": RUNTIME_PORT, "protocol": "TCP"}]
 
 

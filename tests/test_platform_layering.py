@@ -3,6 +3,7 @@
     contracts <- runner <- kionga (platform) <- designs <- deployments <- runs <- approvals
                          <-  agents (the published-version runtime; nothing imports it)
                                                   evaluations  <-  operations (above all)
+                                                    runs  <-  triggers (webhooks, schedules)
                                    <-  designer (the canvas pages; the apps only via the API)
     kionga_client (the CLI and MCP server: HTTP only, contracts at most; nothing imports it)
 
@@ -19,7 +20,7 @@ import pytest
 from tests.test_platform_purity import ROOT, imported_roots
 
 OURS = {"contracts", "runner", "agents", "kionga", "designs", "deployments", "runs", "approvals",
-        "evaluations", "operations", "kionga_client", "designer"}
+        "evaluations", "operations", "kionga_client", "designer", "triggers"}
 ALLOWED: dict[str, set[str]] = {
     "contracts": set(),
     "runner": {"contracts"},
@@ -36,6 +37,8 @@ ALLOWED: dict[str, set[str]] = {
     # Metrics and ops pages read everything; nothing imports them.
     "operations": {"contracts", "runner", "kionga", "designs", "deployments", "runs",
                    "approvals", "evaluations"},
+    # Webhooks and schedules open deployed agents' turns; nothing imports them.
+    "triggers": {"contracts", "runner", "kionga", "designs", "deployments", "runs"},
     # The agent interface talks to any gateway over HTTP: never the gateway's code.
     "kionga_client": {"contracts"},
     # The canvas talks to the product from the browser, through the public API only.

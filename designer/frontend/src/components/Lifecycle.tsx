@@ -5,6 +5,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { api, ApiError, isMissingRoute } from "../api";
 import { forgetResources } from "../resources";
 import type { Design } from "../types";
+import { AgentTriggers } from "./AgentTriggers";
 import { ACTIVE, EvaluationView, ranEveryCase, type Evaluation } from "./EvaluationView";
 import { TestCases, type TestCase } from "./TestCases";
 import { VersionList, type Version } from "./VersionList";
@@ -270,6 +271,10 @@ export function Lifecycle({ design, dirty, canEdit, onDesign }: Props) {
                      choice={canaryChoice} onChoice={setCanaryChoice} busy={busy} canEdit={canEdit}
                      onStart={startCanary} onPromote={promoteCanary} onRollback={rollbackCanary} />
       </>)}
+      {Array.isArray(versions) && versions.flatMap((v) => v.deployments ?? [])
+        .filter((d) => d.current && d.agent_id).map((d) => (
+          <AgentTriggers key={d.agent_id} agentId={d.agent_id as string} agentName={d.agent_name}
+                         canEdit={canEdit} />))}
     </section>
   );
 }
