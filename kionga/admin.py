@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin, messages
+from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.forms import ModelForm
@@ -21,6 +22,29 @@ from kionga.models import (
     TokenUse,
 )
 from kionga.projects import invitations
+from kionga.projects.token_actions import do_revoke_all_tokens
+
+# The sign-in page with "Sign in with <provider>" when that is on (kionga.oidc).
+admin.site.login_template = "kionga/admin_login.html"
+
+
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class PersonAdmin(UserAdmin):  # type: ignore[type-arg]
+    """Django's user pages, with ending every API token of the selected people in one
+    action (e.g. someone removed at the identity provider: their next sign-in there is
+    refused, and this ends what they could still do with tokens)."""
+
+    actions = ["revoke_all_tokens"]
+
+    @admin.action(description="Revoke every API token of the selected people")
+    def revoke_all_tokens(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
+        assert isinstance(request.user, User)  # the admin site signs staff in
+        ended = sum(do_revoke_all_tokens(request.user, person) for person in queryset)
+        self.message_user(request, f"Revoked {ended} token(s) of {queryset.count()} "
+                                   "person(s).", messages.SUCCESS)
 
 
 # Ops staff add members directly here (and `manage.py bootstrap` does): project admins
