@@ -130,6 +130,22 @@ OIDC_USE_PKCE = True
 OIDC_TIMEOUT = 10
 OIDC_CREATE_USER = True
 
+# Invitations by email (kionga.invitation_mail, docs/decisions/invitation-links.md): the
+# links in them start with KIONGA_PUBLIC_URL; a set-password link lasts as long as an
+# invitation (7 days), and works once. Sent with Django's email backend: the console
+# (the worker's log) unless DJANGO_EMAIL_BACKEND names another (SMTP: the EMAIL_* below).
+KIONGA_PUBLIC_URL = env.text("KIONGA_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
+KIONGA_INVITATION_LIFETIME = timedelta(days=7)
+PASSWORD_RESET_TIMEOUT = int(KIONGA_INVITATION_LIFETIME.total_seconds())
+EMAIL_BACKEND = env.text("DJANGO_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = env.text("DJANGO_EMAIL_HOST", "localhost")
+EMAIL_PORT = env.integer("DJANGO_EMAIL_PORT", 25, within=(1, 65535))
+EMAIL_HOST_USER = env.text("DJANGO_EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env.text("DJANGO_EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env.boolean("DJANGO_EMAIL_USE_TLS", False)
+EMAIL_TIMEOUT = 10
+DEFAULT_FROM_EMAIL = env.text("DJANGO_DEFAULT_FROM_EMAIL", "kionga@localhost")
+
 # Proxies whose X-Forwarded-For names the client (kionga.proxies): addresses or
 # networks; empty = trust none, the client is the connection's peer.
 KIONGA_TRUSTED_PROXIES = trusted_proxies(env.strings("KIONGA_TRUSTED_PROXIES"))
