@@ -16,7 +16,6 @@ Sent with Django's email backend (DJANGO_EMAIL_BACKEND; the console by default).
 
 from __future__ import annotations
 
-import logging
 import secrets
 import uuid
 
@@ -28,9 +27,6 @@ from django.db import transaction
 from kionga import invitation_links
 from kionga.models import Invitation, InvitedAccount
 from kionga.projects import invitations
-
-logger = logging.getLogger(__name__)
-
 
 def do_deliver(invitation_id: uuid.UUID) -> str:
     """Send the invitation's email (making the invited account when due); what was sent:
@@ -53,7 +49,6 @@ def do_deliver(invitation_id: uuid.UUID) -> str:
     kind = "notice" if account.is_active else "link"
     subject, body = _message(invitation, account, kind)
     send_mail(subject, body, None, [account.email])
-    logger.info("invitation %s: %s sent", invitation.pk, kind)
     return kind
 
 

@@ -5,7 +5,8 @@ with the rules of docs/decisions/oidc-sign-in.md):
   the signature, expiry and nonce, not these);
 - the person is the account with the provider's *verified* email (case-insensitive): none
   is made, with the email as user name and no usable password; several: refused;
-- an inactive account is refused, and a session whose account was
+- an inactive account is refused (but an invited account waiting for its first password
+  is activated: the provider vouches for the email), and a session whose account was
   deactivated since ends (``get_user`` is ModelBackend's, which drops inactive people);
 - with KIONGA_OIDC_GROUP_ROLES, the groups claim sets the roles in the mapped projects;
 - a provider that fails mid-way (token, keys, userinfo) refuses the sign-in, logged.
@@ -27,6 +28,7 @@ from django.http import HttpRequest
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 
 from kionga import oidc
+from kionga.models import InvitedAccount
 from kionga.oidc_memberships import do_sync_memberships, groups_of
 
 logger = logging.getLogger(__name__)
@@ -117,6 +119,10 @@ class ProviderBackend(OIDCAuthenticationBackend):  # type: ignore[misc]
         return self.update_user(user, claims)
 
     def update_user(self, user: User, claims: dict[str, Any]) -> User:
+        if not user.is_active and InvitedAccount.objects.filter(user=user).delete()[0]:
+            # Invited by this email, and the provider has verified it: no password needed.
+            user.is_active = True
+            user.save(update_fields=["is_active"])
         if settings.KIONGA_OIDC_GROUP_ROLES and user.is_active:
             groups = groups_of(claims, settings.KIONGA_OIDC_GROUPS_CLAIM)
             do_sync_memberships(user, settings.KIONGA_OIDC_GROUP_ROLES, groups)
