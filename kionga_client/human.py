@@ -289,6 +289,13 @@ def show_rollback(out: Out, data: dict[str, Any]) -> None:
             f"(sha256 {sha[:12]}…).")
 
 
+def show_invitation(out: Out, data: dict[str, Any]) -> None:
+    out.say(f"Invited {data['user']} to project {data['project_id']} as {data['role']} "
+            f"(invitation {data['id']}, {data['status']} until {data['expires_at']}).")
+    out.say("An email is on its way when the name has an address; they accept where they "
+            "sign in.")
+
+
 SUMMARIES: dict[str, Callable[[Out, dict[str, Any]], None]] = {
     "runs list": show_runs,
     "designs create": show_design("Created"),
@@ -296,6 +303,7 @@ SUMMARIES: dict[str, Callable[[Out, dict[str, Any]], None]] = {
     "evaluate": show_evaluation,
     "publish": show_publish,
     "agents rollback": show_rollback,
+    "members invite": show_invitation,
 }
 
 

@@ -589,6 +589,16 @@ def agent_rollback(gw: Gateway, agent_id: str) -> Result:
     return Result({**agent, "agent_id": agent["id"]})
 
 
+# --- members ----------------------------------------------------------------------------
+
+def member_invite(gw: Gateway, project_id: int, user: str, role: str) -> Result:
+    """Invite a user name or an email address (project admins): the same answer whoever
+    it names; an email address nobody has gets a one-time set-password link by email."""
+    invitation = gw.request("POST", f"/projects/{project_id}/members",
+                            json={"user": user, "role": role})
+    return Result({**invitation, "project_id": project_id})
+
+
 # --- approvals --------------------------------------------------------------------------
 
 def approvals_list(gw: Gateway, *, status: str | None = "pending",

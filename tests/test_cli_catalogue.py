@@ -18,7 +18,7 @@ COMMANDS = ["capabilities", "agent-guide", "designs list", "designs show", "desi
             "designs update", "templates list", "validate", "run", "runs list", "runs show",
             "runs events", "runs cancel", "evaluate", "publish", "versions list",
             "approvals list", "agents list", "agents rollback", "fixtures list", "fixtures add",
-            "fixtures update", "fixtures delete", "fixtures suggest", "mcp"]
+            "fixtures update", "fixtures delete", "fixtures suggest", "members invite", "mcp"]
 
 
 def test_every_code_is_documented_with_its_exit_code() -> None:
