@@ -28,6 +28,7 @@ from kionga import invitation_links
 from kionga.models import Invitation, InvitedAccount
 from kionga.projects import invitations
 
+
 def do_deliver(invitation_id: uuid.UUID) -> str:
     """Send the invitation's email (making the invited account when due); what was sent:
     "notice", "link" or "nothing". Safe to run again: the same account, a new link."""

@@ -16,7 +16,7 @@ from playwright.sync_api import Browser, expect
 
 from kionga.models import Membership, Project, Role
 from tests.e2e.browser.conftest import ARTIFACTS, browser  # noqa: F401
-from tests.oidc_peer import TEST_CLIENT_CALLBACK, Provider, provider  # noqa: F401
+from tests.oidc_peer import TEST_CLIENT_CALLBACK, Provider
 from tests.public_gateway import public_gateway
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -17,7 +17,7 @@ from django.test import Client
 from kionga.models import AuditEvent, Membership, Project, Role
 from kionga.oidc_group_roles import GroupRole, parse
 from runner.env import EnvError
-from tests.oidc_peer import Provider, product_uses, provider, through_provider  # noqa: F401
+from tests.oidc_peer import Provider, through_provider
 from tests.sign_in_helpers import clean_addresses  # noqa: F401
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("clean_addresses")]

@@ -9,13 +9,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from tests.oidc_peer import (  # noqa: F401
-    Provider,
-    ProviderRefused,
-    product_uses,
-    provider,
-    through_provider,
-)
+from tests.oidc_peer import Provider, ProviderRefused, through_provider
 from tests.sign_in_helpers import clean_addresses  # noqa: F401
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("clean_addresses")]

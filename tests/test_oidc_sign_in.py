@@ -13,7 +13,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from tests.oidc_peer import Provider, product_uses, provider, through_provider  # noqa: F401
+from tests.oidc_peer import Provider, through_provider
 from tests.sign_in_helpers import clean_addresses  # noqa: F401
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("clean_addresses")]

@@ -50,7 +50,7 @@ def invite(api: Api, acme: Project, alice: User,
 
 
 def link_in_last_email() -> str:
-    found = LINK.search(mail.outbox[-1].body)
+    found = LINK.search(str(mail.outbox[-1].body))
     assert found, mail.outbox[-1].body
     return found.group(1)
 
