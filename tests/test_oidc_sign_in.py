@@ -124,3 +124,28 @@ def test_an_unreachable_provider_is_a_clear_page_not_an_error(
     assert answer.status_code == 503
     assert b"Example Corp cannot be reached" in answer.content
     assert "http://127.0.0.1:9/o/.well-known/openid-configuration" in caplog.text
+
+
+def test_an_invited_account_is_activated_by_the_provider(product_uses: Provider) -> None:
+    from kionga.models import InvitedAccount
+
+    waiting = User(username="omar@example.com", email="omar@example.com", is_active=False)
+    waiting.set_unusable_password()
+    waiting.save()
+    InvitedAccount.objects.create(user=waiting)
+    product_uses.person("omar", password="omar-corp-pw", email="omar@example.com")
+    client = Client()
+    assert through_provider(client, "omar", "omar-corp-pw")["Location"] == "/designer/"
+    waiting.refresh_from_db()
+    assert waiting.is_active and signed_in_as(client) == "omar@example.com"
+    assert not InvitedAccount.objects.filter(user=waiting).exists()
+
+
+def test_an_issuer_without_its_client_fails_the_check(settings: Any) -> None:
+    from django.core.management import call_command
+    from django.core.management.base import SystemCheckError
+
+    settings.KIONGA_OIDC_ISSUER = "https://login.example.com/o"
+    settings.OIDC_RP_CLIENT_SECRET = ""
+    with pytest.raises(SystemCheckError, match="KIONGA_OIDC_CLIENT_ID and"):
+        call_command("check")
