@@ -18,6 +18,7 @@ import logging
 import secrets
 from typing import Any
 
+import jwt
 import requests
 from django.conf import settings
 from django.contrib.auth.backends import ModelBackend
@@ -76,8 +77,8 @@ class ProviderBackend(OIDCAuthenticationBackend):  # type: ignore[misc]
             return None  # a local sign-in (or none configured): not ours
         try:
             user: User | None = super().authenticate(request, **kwargs)
-        except (requests.RequestException, oidc.ProviderUnavailable, ValueError,
-                KeyError) as exc:
+        except (requests.RequestException, oidc.ProviderUnavailable, jwt.PyJWTError,
+                SuspiciousOperation, ValueError, KeyError) as exc:
             logger.warning("sign-in through the provider refused: %s", exc)
             return None
         if user is not None and not user.is_active:

@@ -149,3 +149,21 @@ def test_an_issuer_without_its_client_fails_the_check(settings: Any) -> None:
     settings.OIDC_RP_CLIENT_SECRET = ""
     with pytest.raises(SystemCheckError, match="KIONGA_OIDC_CLIENT_ID and"):
         call_command("check")
+
+
+@pytest.mark.allow_output  # the refusal is logged, and counted by django-axes
+@pytest.mark.parametrize(("setting", "value", "logged"), [
+    ("OIDC_RP_SIGN_ALGO", "HS256", "does not match the client's OIDC_RP_SIGN_ALGO"),
+    ("OIDC_RP_CLIENT_SECRET", "not-the-secret", "Get Token Error"),
+])
+def test_a_token_that_does_not_verify_signs_nobody_in(
+        product_uses: Provider, settings: Any, caplog: pytest.LogCaptureFixture,
+        setting: str, value: str, logged: str) -> None:
+    product_uses.person("pia", password="pia-corp-pw", email="pia@example.com")
+    setattr(settings, setting, value)
+    client = Client()
+    answer = through_provider(client, "pia", "pia-corp-pw")
+    assert answer.status_code == 302 and answer["Location"] == "/?provider=refused"
+    assert signed_in_as(client) is None and not User.objects.filter(
+        email="pia@example.com").exists()
+    assert logged in caplog.text
