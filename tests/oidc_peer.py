@@ -31,6 +31,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from django.test import Client, override_settings
 
 from kionga import oidc
+from kionga.sign_in import forget_failures
 from tests.internal_listener import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -116,9 +117,16 @@ def provider() -> Iterator[Provider]:
         yield started
 
 
+# Django's test client's address: the sign-ins of these tests come from it.
+TEST_CLIENT_ADDRESS = "127.0.0.1"
+
+
 @pytest.fixture
 def product_uses(provider: Provider) -> Iterator[Provider]:
-    """The product (this process's settings) configured for the provider."""
+    """The product (this process's settings) configured for the provider; the failed
+    sign-ins counted for the test client's address (in Redis, which outlives a test's
+    database) forgotten before and after, so refusals never slow another test down."""
+    forget_failures(TEST_CLIENT_ADDRESS)
     env = provider.product_env()
     with override_settings(KIONGA_OIDC_ISSUER=env["KIONGA_OIDC_ISSUER"],
                            OIDC_RP_CLIENT_ID=CLIENT_ID, OIDC_RP_CLIENT_SECRET=CLIENT_SECRET,
@@ -127,6 +135,7 @@ def product_uses(provider: Provider) -> Iterator[Provider]:
         oidc.forget_discovery()
         yield provider
     oidc.forget_discovery()
+    forget_failures(TEST_CLIENT_ADDRESS)
 
 
 _CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
