@@ -5,12 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin, messages
+from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.forms import ModelForm
 from django.http import HttpRequest
 
 from kionga import token_lineage
+from kionga.errors import APIError
 from kionga.models import (
     ApiToken,
     AuditEvent,
@@ -21,6 +24,29 @@ from kionga.models import (
     TokenUse,
 )
 from kionga.projects import invitations
+from kionga.projects.token_actions import do_revoke_all_tokens
+
+# The sign-in page with "Sign in with <provider>" when that is on (kionga.oidc).
+admin.site.login_template = "kionga/admin_login.html"
+
+
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class PersonAdmin(UserAdmin):  # type: ignore[type-arg]
+    """Django's user pages, with ending every API token of the selected people in one
+    action (e.g. someone removed at the identity provider: their next sign-in there is
+    refused, and this ends what they could still do with tokens)."""
+
+    actions = ["revoke_all_tokens"]
+
+    @admin.action(description="Revoke every API token of the selected people")
+    def revoke_all_tokens(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
+        assert isinstance(request.user, User)  # the admin site signs staff in
+        ended = sum(do_revoke_all_tokens(request.user, person) for person in queryset)
+        self.message_user(request, f"Revoked {ended} token(s) of {queryset.count()} "
+                                   "person(s).", messages.SUCCESS)
 
 
 # Ops staff add members directly here (and `manage.py bootstrap` does): project admins
@@ -114,6 +140,22 @@ class TokenUseAdmin(ReadOnlyAdmin):
     list_filter = ["project"]
 
 
+class InviteForm(ModelForm):  # type: ignore[type-arg]
+    class Meta:
+        model = Invitation
+        fields = ["project", "address", "role"]
+        labels = {"address": "User name or email address"}
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if cleaned.get("project") and cleaned.get("address"):
+            try:
+                invitations.check_not_member(cleaned["project"], cleaned["address"])
+            except APIError as error:
+                raise ValidationError(error.message) from None
+        return cleaned
+
+
 @admin.register(Invitation)
 class InvitationAdmin(ReadOnlyAdmin):
     # Made by project admins through the API, answered by the person invited: staff
@@ -123,6 +165,29 @@ class InvitationAdmin(ReadOnlyAdmin):
     list_filter = ["status", "role", "project"]
     search_fields = ["address", "invitee__username"]
     actions = ["revoke"]
+    # Staff may invite too (a project, a user name or email address, a role): the same
+    # action as the API's, so an address with no account gets its set-password link.
+    add_fields = ["project", "address", "role"]
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return bool(request.user.has_perm("kionga.add_invitation"))
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return [] if obj is None else super().get_readonly_fields(request, obj)
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return self.add_fields if obj is None else super().get_fields(request, obj)
+
+    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False,
+                 **kwargs: Any) -> Any:
+        if obj is None:
+            kwargs["form"] = InviteForm
+        return super().get_form(request, obj, change, **kwargs)
+
+    def save_model(self, request: HttpRequest, obj: Invitation, form: Any,
+                   change: bool) -> None:
+        assert isinstance(request.user, User) and not change  # only added here
+        obj.pk = invitations.do_invite(request.user, obj.project, obj.address, obj.role).pk
 
     @admin.action(description="Revoke the selected pending invitations")
     def revoke(self, request: HttpRequest, queryset: QuerySet[Invitation]) -> None:

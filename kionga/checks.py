@@ -7,6 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
 
+from kionga.models import Role
 from runner.redact import pattern_problems
 
 
@@ -91,3 +92,16 @@ def check_stored_secret_keys(app_configs: Any, databases: Any = None,
         return [Error(problem, id="kionga.E013") for problem in unknown_key_problems()]
     except secret_box.SecretKeyError:
         return []  # reported by check_secret_keys
+
+
+@register()
+def check_oidc(app_configs: Any, **kwargs: Any) -> list[CheckMessage]:
+    errors: list[CheckMessage] = [
+        Error(f"KIONGA_OIDC_GROUP_ROLES: {entry.group}={entry.project}:{entry.role} names "
+              f"no role; roles are {', '.join(Role.values)}.", id="kionga.E014")
+        for entry in settings.KIONGA_OIDC_GROUP_ROLES if entry.role not in Role.values]
+    if settings.KIONGA_OIDC_ISSUER and not (settings.OIDC_RP_CLIENT_ID
+                                            and settings.OIDC_RP_CLIENT_SECRET):
+        errors.append(Error("KIONGA_OIDC_ISSUER is set: KIONGA_OIDC_CLIENT_ID and "
+                            "KIONGA_OIDC_CLIENT_SECRET are needed too.", id="kionga.E015"))
+    return errors

@@ -182,6 +182,20 @@ class Invitation(models.Model):
         return f"{self.address} to {self.project} as {self.role} ({self.status})"
 
 
+class InvitedAccount(models.Model):
+    """An account made for an invited email address nobody here had: inactive, with no
+    usable password, until the person sets one through the invitation's one-time link
+    (kionga.invitation_links) or signs in through the identity provider with that
+    verified email. The row goes when the account becomes active."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, primary_key=True,
+                                on_delete=models.CASCADE, related_name="invited_account")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.user} (invited, no password yet)"
+
+
 class AuditEvent(models.Model):
     # Nullable links: audit rows outlive the users and projects they mention.
     project = models.ForeignKey(  # indexed by audit_project_created, which begins with it

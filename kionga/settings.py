@@ -14,7 +14,7 @@ from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 
 from contracts.registry import CEILINGS
-from kionga import embedded_postgres, quantities
+from kionga import embedded_postgres, oidc_group_roles, quantities
 from kionga.api_tags import TAGS as API_TAGS
 from kionga.log_filters import CELERY_TASK_LOGGERS
 from kionga.proxies import trusted_proxies
@@ -109,7 +109,46 @@ LOGIN_REDIRECT_URL = "designer:home"
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
+    # Sign-in through the company's OpenID Connect provider (kionga.oidc); it answers
+    # only the provider's callback, and only while KIONGA_OIDC_ISSUER is set.
+    "kionga.oidc_backend.ProviderBackend",
 ]
+
+# OpenID Connect sign-in (kionga.oidc, docs/decisions/oidc-sign-in.md): off while the
+# issuer is empty. Endpoints come from the issuer's discovery document.
+KIONGA_OIDC_ISSUER = env.text("KIONGA_OIDC_ISSUER", "").rstrip("/")
+KIONGA_OIDC_PROVIDER_NAME = env.text("KIONGA_OIDC_PROVIDER_NAME", "single sign-on")
+KIONGA_OIDC_REQUIRE_VERIFIED_EMAIL = env.boolean("KIONGA_OIDC_REQUIRE_VERIFIED_EMAIL", True)
+KIONGA_OIDC_GROUPS_CLAIM = env.text("KIONGA_OIDC_GROUPS_CLAIM", "groups")
+# GROUP=PROJECT_SLUG:ROLE items (kionga.oidc_group_roles; docs/decisions/oidc-group-roles.md).
+KIONGA_OIDC_GROUP_ROLES = oidc_group_roles.parse(env.strings("KIONGA_OIDC_GROUP_ROLES"))
+# A session signed in through the provider ends after this; the next sign-in asks the
+# provider again, so a person it removed or disabled is out by then.
+KIONGA_OIDC_SESSION_HOURS = env.integer("KIONGA_OIDC_SESSION_HOURS", 12, within=(1, 720))
+# mozilla-django-oidc's own settings, from ours.
+OIDC_RP_CLIENT_ID = env.text("KIONGA_OIDC_CLIENT_ID", "")
+OIDC_RP_CLIENT_SECRET = env.text("KIONGA_OIDC_CLIENT_SECRET", "")
+OIDC_RP_SCOPES = env.text("KIONGA_OIDC_SCOPES", "openid email profile")
+OIDC_RP_SIGN_ALGO = env.text("KIONGA_OIDC_SIGN_ALGORITHM", "RS256")
+OIDC_USE_PKCE = True
+OIDC_TIMEOUT = 10
+OIDC_CREATE_USER = True
+
+# Invitations by email (kionga.invitation_mail, docs/decisions/invitation-links.md): the
+# links in them start with KIONGA_PUBLIC_URL; a set-password link lasts as long as an
+# invitation (7 days), and works once. Sent with Django's email backend: the console
+# (the worker's log) unless DJANGO_EMAIL_BACKEND names another (SMTP: the EMAIL_* below).
+KIONGA_PUBLIC_URL = env.text("KIONGA_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
+KIONGA_INVITATION_LIFETIME = timedelta(days=7)
+PASSWORD_RESET_TIMEOUT = int(KIONGA_INVITATION_LIFETIME.total_seconds())
+EMAIL_BACKEND = env.text("DJANGO_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = env.text("DJANGO_EMAIL_HOST", "localhost")
+EMAIL_PORT = env.integer("DJANGO_EMAIL_PORT", 25, within=(1, 65535))
+EMAIL_HOST_USER = env.text("DJANGO_EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env.text("DJANGO_EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env.boolean("DJANGO_EMAIL_USE_TLS", False)
+EMAIL_TIMEOUT = 10
+DEFAULT_FROM_EMAIL = env.text("DJANGO_DEFAULT_FROM_EMAIL", "kionga@localhost")
 
 # Proxies whose X-Forwarded-For names the client (kionga.proxies): addresses or
 # networks; empty = trust none, the client is the connection's peer.

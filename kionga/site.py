@@ -12,6 +12,8 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.http import HttpRequest
 from django.urls import reverse
 
+from kionga import oidc
+
 
 @dataclass(frozen=True)
 class SiteLink:
@@ -51,5 +53,7 @@ def site_config(user: AbstractBaseUser | AnonymousUser) -> dict[str, Any]:
 
 
 def context(request: HttpRequest) -> dict[str, Any]:
-    """Template context processor: ``site_links``, computed only where a template uses it."""
-    return {"site_links": partial(site_links, request.user)}
+    """Template context processor: ``site_links``, computed only where a template uses
+    it; ``sign_in_provider``, the provider's name when sign-in through it is on."""
+    return {"site_links": partial(site_links, request.user),
+            "sign_in_provider": oidc.provider_name() if oidc.enabled() else None}

@@ -6,7 +6,7 @@ from django.contrib.staticfiles.views import serve as serve_static
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
 
-from kionga import pages, views
+from kionga import oidc_views, pages, views, welcome
 from kionga.api_docs import SwaggerView
 from kionga.app_urls import app_url_includes
 
@@ -14,6 +14,12 @@ urlpatterns = [
     # The landing page (the sign-in for people who are not signed in), and signing out.
     path("", pages.home, name="home"),
     path("sign-out", pages.sign_out, name="sign-out"),
+    # Sign-in through the OpenID Connect provider (404 while none is configured); the
+    # names are mozilla-django-oidc's, which it reverses itself.
+    path("oidc/authenticate/", oidc_views.start, name="oidc_authentication_init"),
+    path("oidc/callback/", oidc_views.callback, name="oidc_authentication_callback"),
+    # An invited person's one-time set-password link (kionga.invitation_links).
+    path("welcome/<uuid:invitation_id>/<str:token>", welcome.welcome, name="welcome"),
     path("admin/", admin.site.urls),
     path("designer/", include("designer.urls")),
     path("api/v1/", include("kionga.api_urls")),

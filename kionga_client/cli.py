@@ -660,6 +660,23 @@ def triggers_delete(gw: Gateway, out: Out, agent_id: str, trigger_id: str) -> op
 
 
 @cli.group()
+def members() -> None:
+    """Project members: invite people (project admins)."""
+
+
+@members.command("invite")
+@click.argument("user")
+@click.option("--project", type=int, required=True, help="The project's ID.")
+@click.option("--role", default="viewer", show_default=True,
+              type=click.Choice(["viewer", "editor", "admin"]))
+@common("members invite")
+def members_invite(gw: Gateway, out: Out, user: str, project: int, role: str) -> ops.Result:
+    """Invite USER (a user name or an email address) to a project; they accept where
+    they sign in, or through the set-password link emailed to an address with no account."""
+    return ops.member_invite(gw, project, user, role)
+
+
+@cli.group()
 def approvals() -> None:
     """Approval requests (agents may read, never decide)."""
 

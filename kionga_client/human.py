@@ -324,6 +324,13 @@ def show_trigger(out: Out, data: dict[str, Any]) -> None:
                 f"{firing['turn_id']} {firing['status']}")
 
 
+def show_invitation(out: Out, data: dict[str, Any]) -> None:
+    out.say(f"Invited {data['user']} to project {data['project_id']} as {data['role']} "
+            f"(invitation {data['id']}, {data['status']} until {data['expires_at']}).")
+    out.say("An email is on its way when the name has an address; they accept where they "
+            "sign in.")
+
+
 SUMMARIES: dict[str, Callable[[Out, dict[str, Any]], None]] = {
     "runs list": show_runs,
     "designs create": show_design("Created"),
@@ -341,6 +348,7 @@ SUMMARIES: dict[str, Callable[[Out, dict[str, Any]], None]] = {
     "agents triggers update": show_trigger,
     "agents triggers enable": show_trigger,
     "agents triggers disable": show_trigger,
+    "members invite": show_invitation,
 }
 
 

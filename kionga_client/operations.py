@@ -620,6 +620,16 @@ def trigger_delete(gw: Gateway, agent_id: str, trigger_id: str) -> Result:
     return Result({"trigger_id": trigger_id, "deleted": True})
 
 
+# --- members ----------------------------------------------------------------------------
+
+def member_invite(gw: Gateway, project_id: int, user: str, role: str) -> Result:
+    """Invite a user name or an email address (project admins): the same answer whoever
+    it names; an email address nobody has gets a one-time set-password link by email."""
+    invitation = gw.request("POST", f"/projects/{project_id}/members",
+                            json={"user": user, "role": role})
+    return Result({**invitation, "project_id": project_id})
+
+
 # --- approvals --------------------------------------------------------------------------
 
 def approvals_list(gw: Gateway, *, status: str | None = "pending",

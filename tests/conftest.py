@@ -21,6 +21,9 @@ from rest_framework.test import APIClient
 from kionga.models import Membership, Project, Role
 from kionga.tokens import issue_token
 from tests.deploy_helpers import cluster  # noqa: F401 (fixture: a loopback Kubernetes API)
+
+# Fixtures: a real OpenID Connect provider on loopback, and the product configured for it.
+from tests.oidc_peer import product_uses, provider  # noqa: F401
 from tests.openapi_check import check_response
 
 if TYPE_CHECKING:  # Only the type stubs define it.

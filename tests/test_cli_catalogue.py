@@ -22,7 +22,7 @@ COMMANDS = ["capabilities", "agent-guide", "designs list", "designs show", "desi
             "agents triggers create-schedule", "agents triggers update",
             "agents triggers enable", "agents triggers disable", "agents triggers delete",
             "fixtures list", "fixtures add",
-            "fixtures update", "fixtures delete", "fixtures suggest", "mcp"]
+            "fixtures update", "fixtures delete", "fixtures suggest", "members invite", "mcp"]
 
 
 def test_every_code_is_documented_with_its_exit_code() -> None:

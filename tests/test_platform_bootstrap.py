@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
+from django.test import Client
 
 from kionga.models import Membership, Project
 from tests.conftest import Api
@@ -29,7 +30,7 @@ def bootstrap_json(project: str = "demo", user: str = "dana", role: str = "admin
 
 def test_it_prints_one_json_object() -> None:
     result = bootstrap_json()
-    assert set(result) == {"project_id", "user", "token"}
+    assert set(result) == {"project_id", "user", "token", "password", "sign_in_url"}
     assert result["user"] == "dana"
     assert result["project_id"] == Project.objects.get(slug="demo").pk
 
@@ -83,6 +84,20 @@ def test_it_refuses_a_project_that_is_not_a_slug() -> None:
         bootstrap_json(project="Not A Slug")
 
 
-def test_it_creates_users_without_a_usable_password() -> None:
-    bootstrap_json()
-    assert not User.objects.get(username="dana").has_usable_password()
+def test_it_prints_a_usable_sign_in_once() -> None:
+    first = bootstrap_json()
+    assert first["sign_in_url"] == "http://127.0.0.1:8000/"
+    answer = Client().post("/", {"username": "dana", "password": first["password"]})
+    assert answer.status_code == 302 and answer["Location"] == "/designer/"
+    # The person keeps that password: a repeat does not change or show it again.
+    assert bootstrap_json()["password"] is None
+    assert User.objects.get(username="dana").check_password(first["password"])
+
+
+def test_its_text_says_how_to_sign_in() -> None:
+    said = bootstrap("--project", "demo", "--user", "dana", "--role", "editor")
+    password = said.split("password: ")[1].split()[0]
+    assert "sign in at http://127.0.0.1:8000/ as dana with password:" in said
+    assert User.objects.get(username="dana").check_password(password)
+    assert "existing password" in bootstrap("--project", "demo", "--user", "dana",
+                                            "--role", "editor")

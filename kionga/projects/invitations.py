@@ -20,19 +20,23 @@ nothing their member list does not.
 from __future__ import annotations
 
 import uuid
-from datetime import timedelta
+from functools import partial
 from typing import Any, Final
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Case, Q, Value, When
 from django.utils import timezone
 
 from kionga import audit
+from kionga.celery import app as celery_app
 from kionga.errors import APIError, not_found
 from kionga.models import Invitation, Membership, Project
 
-INVITATION_LIFETIME: Final = timedelta(days=7)
+INVITATION_LIFETIME: Final = settings.KIONGA_INVITATION_LIFETIME
+# The gateway worker's task that emails a stored invitation (kionga.tasks).
+DELIVER_INVITATION: Final = "kionga.deliver_invitation"
 LIST_LIMIT: Final = 200
 Status = Invitation.Status
 
@@ -84,11 +88,18 @@ def do_invite(actor: User, project: Project, typed: str, role: str) -> Invitatio
     values = {"role": role, "invitee": invitee, "invited_by": actor,
               "expires_at": timezone.now() + INVITATION_LIFETIME}
     invitation = _upsert_pending(project, address_of(typed), values)
+    # The email (and the account an unknown email address gets) after the answer, in the
+    # worker: this request runs the same queries whoever typed names.
+    transaction.on_commit(partial(_send_delivery, invitation.pk), robust=True)
     audit.record("invitation.created", project=project, actor=actor,
                  target_type="invitation", target_id=invitation.pk,
                  details={"user": invitation.address, "role": role,
                           "invitee_id": invitee.pk if invitee else None})
     return invitation
+
+
+def _send_delivery(invitation_id: uuid.UUID) -> None:
+    celery_app.send_task(DELIVER_INVITATION, args=[str(invitation_id)])
 
 
 def project_invitations(project: Project) -> list[dict[str, Any]]:
