@@ -8,11 +8,13 @@ agent's process and starts it again; a process that ends is started again after
 RESTART_SECONDS, except one that refused its artifact (exit 2), which waits for
 the next artifact. Each agent's output goes to `<dir>/<name>/runtime.log`. The gateway's
 internal listener is KIONGA_AGENT_GATEWAY_URL, the platform model MLAIOPS_LLM_*, as for
-a pod. SIGTERM or SIGINT stops every agent, then this process.
+a pod; its trace exporter's OTEL_* variables are the gateway's at the deploy
+(`otel.json`), not this process's. SIGTERM or SIGINT stops every agent, then this process.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -25,7 +27,15 @@ from types import FrameType
 from typing import Final
 
 from agents.serve import EXIT_REFUSED
-from contracts.agent_runtime import LOCAL_ARTIFACT, LOCAL_CANARY, LOCAL_CREDENTIAL, LOCAL_PORT
+from contracts.agent_runtime import (
+    LOCAL_ARTIFACT,
+    LOCAL_CANARY,
+    LOCAL_CREDENTIAL,
+    LOCAL_OTEL,
+    LOCAL_PORT,
+    OTEL_NOT_PASSED,
+    OTEL_PREFIX,
+)
 
 log = logging.getLogger("kionga.agents.local")
 POLL_SECONDS: Final = 0.5
@@ -45,8 +55,23 @@ def stamp_of(path: Path) -> tuple[int, int]:
     return stat.st_mtime_ns, stat.st_size
 
 
+def otel_env(folder: Path) -> dict[str, str]:
+    """The deploy's OTEL_* variables (otel.json; none: no traces), never other names."""
+    try:
+        found = json.loads((folder / LOCAL_OTEL).read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(found, dict):
+        return {}
+    return {name: value for name, value in found.items() if isinstance(value, str)
+            and name.startswith(OTEL_PREFIX) and name not in OTEL_NOT_PASSED}
+
+
 def start(folder: Path, stamp: tuple[int, int]) -> Agent:
-    env = {**os.environ, "KIONGA_AGENT_ARTIFACT": str(folder / LOCAL_ARTIFACT),
+    inherited = {name: value for name, value in os.environ.items()
+                 if not name.startswith(OTEL_PREFIX)}
+    env = {**inherited, **otel_env(folder),
+           "KIONGA_AGENT_ARTIFACT": str(folder / LOCAL_ARTIFACT),
            "KIONGA_AGENT_CREDENTIAL": (folder / LOCAL_CREDENTIAL).read_text().strip(),
            "KIONGA_AGENT_NAME": folder.name, "KIONGA_AGENT_HOST": "127.0.0.1",
            "KIONGA_AGENT_PORT": (folder / LOCAL_PORT).read_text().strip()}

@@ -22,7 +22,10 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from agents.http import MAX_BODY, Receive, Scope, Send, caller_key, read_body, replay
 from agents.runtime import Refused, Runtime, TurnInput
 
-# The caller's key of the HTTP request being served (the tool handler runs in its context).
+# The caller's key of the HTTP request being served. The tool handler runs in a copy of
+# that request's context (the stateless server is started from the request's task, and
+# anyio's tasks copy their starter's context): so it sees this key, and the caller's
+# traceparent agents.app set (agents.runtime.CALLER_TRACEPARENT, the turn span's parent).
 CALLER_KEY: contextvars.ContextVar[str] = contextvars.ContextVar("agent_caller_key")
 MAX_INPUT_CHARS: Final = 100_000
 

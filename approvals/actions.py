@@ -79,9 +79,16 @@ def check_run_approval(run: Run, approval_id: uuid.UUID) -> ApprovalRequest:
     if approval is None:
         raise unknown_approval()
     approval = refresh_expiry(approval)
-    if approval.status != ApprovalRequest.Status.PENDING:  # the run goes on: its slot back
-        unpark_run(str(run.pk), run.project_id)
+    if approval.status != ApprovalRequest.Status.PENDING and not waits_on_people(run):
+        unpark_run(str(run.pk), run.project_id)  # the run goes on: its slot back
     return approval
+
+
+def waits_on_people(run: Run) -> bool:
+    """Whether another request of the run still waits (parallel branches): the run stays
+    parked until none does (one past its deadline no longer counts: it is expired)."""
+    return ApprovalRequest.objects.filter(run=run, status=ApprovalRequest.Status.PENDING,
+                                          expires_at__gt=timezone.now()).exists()
 
 
 def unknown_approval() -> APIError:

@@ -24,6 +24,13 @@ LOCAL_CREDENTIAL: Final = "credential"
 LOCAL_PORT: Final = "port"
 # During a canary only: {"percent", "artifact"} of the canary version.
 LOCAL_CANARY: Final = "canary.json"
+# The gateway's OTEL_* variables at the deploy, {name: value} (the local counterpart of
+# the ConfigMap and Secret kionga-agent-otel): the agent's process exports traces as the
+# gateway does.
+LOCAL_OTEL: Final = "otel.json"
+OTEL_PREFIX: Final = "OTEL_"
+# Not passed on: the agent's spans keep their own service name (kionga-agent).
+OTEL_NOT_PASSED: Final = frozenset({"OTEL_SERVICE_NAME"})
 # The share of turns a canary may serve, in percent (deployments.canary, agents.canary).
 CANARY_MIN_PERCENT: Final = 1
 CANARY_MAX_PERCENT: Final = 99

@@ -134,6 +134,7 @@ def roll_out(user: User, version: Version, settings_doc: dict[str, Any],
             artifact=agent.version.artifact, autoscaling=autoscaling,
             resources=resources, gateway_url=settings.KIONGA_AGENT_GATEWAY_URL,
             gateway_namespace=settings.KIONGA_GATEWAY_NAMESPACE, credential=credential,
+            otlp_egress=settings.KIONGA_AGENT_OTLP_EGRESS,
             canary=(canary_document(version, canary_percent)
                     if canary_percent is not None else None))))
         audit.record(AUDIT_ACTIONS[Rollout.Action(action)], project=version.project, actor=user,

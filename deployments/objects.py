@@ -3,8 +3,9 @@
 Per agent: a ConfigMap holding the artifact, a Secret with the agent credential (only
 when one is issued: the first deploy), a Deployment of KIONGA_NATIVE_AGENT_IMAGE running
 `python -m agents.serve`, a Service, a HorizontalPodAutoscaler and a NetworkPolicy
-whose only egress is the gateway's internal listener (and DNS to find it) and whose
-only ingress is the runtime's port from namespaces labelled as agent callers. The pod
+whose only egress is the gateway's internal listener (and DNS to find it), plus the
+trace collector the operator names (KIONGA_AGENT_OTLP_EGRESS), and whose only ingress
+is the runtime's port from namespaces labelled as agent callers. The pod
 meets the restricted Pod Security Standard. tests/test_deployments_objects.py validates
 each object against the Kubernetes OpenAPI schemas (kubernetes-validate).
 """
@@ -24,6 +25,9 @@ CANARY_FILE: Final = "canary.json"
 CREDENTIAL_KEY: Final = "credential"
 # The runtime reads MLAIOPS_LLM_* (its platform model) from this optional ConfigMap.
 LLM_CONFIG: Final = "kionga-agent-llm"
+# ... and OTEL_* (traces, runner/tracing.py) from this optional ConfigMap, and from an
+# optional Secret of the same name (e.g. OTEL_EXPORTER_OTLP_HEADERS with a collector key).
+OTEL_CONFIG: Final = "kionga-agent-otel"
 RUN_AS: Final = 10001
 # Who may call agents: pods of namespaces carrying this label (your Ingress controller's,
 # your applications'); every call still needs an agent API key.
@@ -44,6 +48,8 @@ class AgentSpec:
     # A canary's {"percent": 1-99, "artifact": {...}} (docs/decisions/canary-routing-in-
     # the-runtime.md): the runtime verifies both artifacts and chooses per turn.
     canary: dict[str, Any] | None = None
+    # The NetworkPolicy egress rule to the trace collector (kionga/otlp_egress.py), if any.
+    otlp_egress: dict[str, Any] | None = None
 
 
 def render(spec: AgentSpec) -> list[dict[str, Any]]:
@@ -103,7 +109,9 @@ def deployment(spec: AgentSpec) -> dict[str, Any]:
         "name": "agent", "image": spec.image,
         "command": ["python", "-m", "agents.serve"],
         "env": env,
-        "envFrom": [{"configMapRef": {"name": LLM_CONFIG, "optional": True}}],
+        "envFrom": [{"configMapRef": {"name": LLM_CONFIG, "optional": True}},
+                    {"configMapRef": {"name": OTEL_CONFIG, "optional": True}},
+                    {"secretRef": {"name": OTEL_CONFIG, "optional": True}}],
         "ports": [{"name": "http", "containerPort": RUNTIME_PORT, "protocol": "TCP"}],
         "resources": spec.resources,
         "readinessProbe": {"httpGet": {"path": "/healthz", "port": "http"},
@@ -188,4 +196,5 @@ def network_policy(spec: AgentSpec) -> dict[str, Any]:
                                                       "protocol": "TCP"}]},
                          {"to": [dns], "ports": [{"port": 53, "protocol": "UDP"},
                                                  {"port": 53, "protocol": "TCP"}]},
+                         *([spec.otlp_egress] if spec.otlp_egress else []),
                      ]}}

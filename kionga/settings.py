@@ -14,7 +14,7 @@ from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 
 from contracts.registry import CEILINGS
-from kionga import embedded_postgres, oidc_group_roles, quantities
+from kionga import embedded_postgres, oidc_group_roles, otlp_egress, quantities
 from kionga.api_tags import TAGS as API_TAGS
 from kionga.log_filters import CELERY_TASK_LOGGERS
 from kionga.proxies import trusted_proxies
@@ -391,6 +391,11 @@ KIONGA_AGENT_NAMESPACE = env.text("KIONGA_AGENT_NAMESPACE", "kionga-agents")
 KIONGA_GATEWAY_NAMESPACE = env.text("KIONGA_GATEWAY_NAMESPACE", "kionga")
 KIONGA_AGENT_GATEWAY_URL = env.text(
     "KIONGA_AGENT_GATEWAY_URL", "http://gateway-internal.kionga.svc.cluster.local:8087/api/v1")
+# Deployed agents' traces: the collector their NetworkPolicy lets them reach (kionga/
+# otlp_egress.py; None: no egress but the gateway's); their OTEL_* variables come from the
+# optional ConfigMap and Secret kionga-agent-otel of the agents' namespace.
+KIONGA_AGENT_OTLP_EGRESS = env.parsed("KIONGA_AGENT_OTLP_EGRESS", None, otlp_egress.otlp_egress,
+                                      otlp_egress.EXAMPLE)
 # Deploy ceilings (deployments/ceilings.py). One pod's limits (the agents' namespace's
 # LimitRange holds the same maxima), and per project: agents, the sum of their
 # max_replicas, and of max_replicas x limits.
