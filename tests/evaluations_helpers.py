@@ -3,6 +3,7 @@ as the ingester would store them (in-process tests have no runner)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -79,6 +80,12 @@ def settle_all(evaluation: Evaluation) -> None:
 
 def case_of(evaluation: Evaluation, case_id: str) -> EvaluationCase:
     return evaluation.cases.select_related("run", "judge_run").get(case_id=case_id)
+
+
+def gateway_tasks(client: redis.Redis) -> list[str]:
+    """The names of the tasks waiting on the gateway's queue."""
+    return [json.loads(raw)["headers"]["task"]
+            for raw in client.lrange("gateway", 0, -1)]  # type: ignore[union-attr]
 
 
 @pytest.fixture

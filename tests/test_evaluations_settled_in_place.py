@@ -7,7 +7,6 @@ What cannot advance there (Redis away) is left to a task, never raised to the in
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -30,6 +29,7 @@ from tests.evaluations_helpers import (
     end_run,
     evaluations_url,
     gateway_queue,
+    gateway_tasks,
     judged,
     make_evaluated,
 )
@@ -40,12 +40,6 @@ from tests.runs_helpers import RUNNER_TOKEN, queued_tasks
 # The in-process runner worker logs each run's end.
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.allow_output]
 __all__ = ["gateway_queue"]
-
-
-def gateway_tasks(client: redis.Redis) -> list[str]:
-    """The names of the tasks waiting on the gateway's queue."""
-    return [json.loads(raw)["headers"]["task"]
-            for raw in client.lrange("gateway", 0, -1)]  # type: ignore[union-attr]
 
 
 def run_task_of(rds: redis.Redis, run_id: Any) -> tuple[dict[str, Any], str]:
