@@ -86,7 +86,7 @@ async def measure(stack: DefaultStack, projects: list[Project], upstream: str,
             figures |= await hold_approvals(stack, clients[0], projects[0], args, dsn,
                                             sum(idle.values()))
         if "eval" in args.phases:
-            figures |= await evaluate(clients[1], projects[1], args)
+            figures |= await evaluate(stack, clients[1], projects[1], args)
         figures["http_errors"] = HTTP_ERRORS[0]
         return figures
     finally:

@@ -2,7 +2,9 @@
 instant graph, in designs of at most MAX_CASES_PER_DESIGN evaluated together; the judge
 is its model resource `judge` on the slow upstream, answering after `--judge-latency`
 seconds. A small evaluation first warms the gateway's worker and the judge's path
-(not timed). eval_seconds is from the first start to the last evaluation's end."""
+(not timed). eval_seconds is from the first start to the last evaluation's end (its
+finished_at); eval_cpu_ms_per_case the CPU of each of the stack's processes (and the
+PostgreSQL backends of its database) per judged case meanwhile."""
 
 from __future__ import annotations
 
@@ -12,11 +14,16 @@ import time
 from typing import Any
 
 import httpx
+import psycopg
 
-from bench.capacity_stack import Project, call, create_design, instant_graph
+from bench.capacity_stack import DB_NAME, Project, call, create_design, instant_graph
+from bench.cpu import CpuMeter, group, postgres_backends
+from bench.stack_setup import PG
+from tests.stack import Stack
 
 MAX_CASES_PER_DESIGN = 100  # evaluations.serializers.MAX_CASES
 WARM_CASES = 4
+POLL = 0.1  # seconds between looks at the evaluations' ends
 
 
 async def judged_designs(client: httpx.AsyncClient, project: Project, cases: int,
@@ -40,39 +47,54 @@ async def judged_designs(client: httpx.AsyncClient, project: Project, cases: int
     return designs
 
 
-async def run_evaluations(client: httpx.AsyncClient, designs: list[str],
+async def run_evaluations(client: httpx.AsyncClient, designs: list[str], dsn: str,
                           timeout: float) -> tuple[float, list[dict[str, Any]]]:
-    """Start an evaluation of each design at once; (seconds until all ended, their
-    results: those that ended within `timeout`)."""
-    began = time.monotonic()
-    urls = []
+    """Start an evaluation of each design at once; (seconds from the first start to the
+    last end, their results: those that ended within `timeout`). The ends are watched in
+    the database (as the load's runs are), so that polling costs the gateway nothing;
+    the results are read through the API once they ended."""
+    began, ids = time.time(), []
     for design in designs:
         started = await call(client, "POST", f"/api/v1/agent-designs/{design}/evaluations",
                              json={})
         if started.status_code != 201:
             raise RuntimeError(f"evaluation answered {started.status_code}: {started.text}")
-        urls.append(f"/api/v1/agent-evaluations/{started.json()['id']}")
-    results: dict[str, dict[str, Any]] = {}
-    while len(results) < len(urls) and time.monotonic() - began < timeout:
-        for url in urls:
-            if url not in results:
-                got = (await call(client, "GET", url)).json()
-                if got["status"] not in ("queued", "running"):
-                    results[url] = got
-        await asyncio.sleep(0.1)
-    return time.monotonic() - began, list(results.values())
+        ids.append(str(started.json()["id"]))
+    ended = began + timeout
+    async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
+        while time.time() - began < timeout:
+            row = await (await conn.execute(
+                "SELECT count(*), max(extract(epoch FROM finished_at))::float8 FROM "
+                "evaluations_evaluation WHERE id = ANY(%s::uuid[]) AND finished_at IS NOT "
+                "NULL", [ids])).fetchone()
+            if row is not None and row[0] == len(ids):
+                ended = float(row[1])
+                break
+            await asyncio.sleep(POLL)
+    results = [got for evaluation_id in ids
+               if (got := (await call(client, "GET",
+                                      f"/api/v1/agent-evaluations/{evaluation_id}")).json())
+               ["status"] not in ("queued", "running")]
+    return ended - began, results
 
 
-async def evaluate(client: httpx.AsyncClient, project: Project,
+async def evaluate(stack: Stack, client: httpx.AsyncClient, project: Project,
                    args: argparse.Namespace) -> dict[str, Any]:
     warm = await judged_designs(client, project, WARM_CASES, "warm")
-    await run_evaluations(client, warm, args.eval_timeout)
+    dsn = f"{PG}/{DB_NAME}"
+    await run_evaluations(client, warm, dsn, args.eval_timeout)
     designs = await judged_designs(client, project, args.eval_cases, "judged")
-    seconds, results = await run_evaluations(client, designs, args.eval_timeout)
+    meter = CpuMeter({**{name: group(process.pid) for name, process in stack.processes.items()},
+                      "postgres": postgres_backends(DB_NAME)})
+    seconds, results = await run_evaluations(client, designs, dsn, args.eval_timeout)
+    spent = meter.spent()
     done = sum(r["counts"]["passed"] + r["counts"]["failed"] for r in results)
     passed = sum(r["counts"]["passed"] for r in results)
     print(f"evaluation: {done} judged cases in {seconds:.1f} s", flush=True)
     return {"eval_cases": args.eval_cases, "eval_judge_latency": args.judge_latency,
             "eval_seconds": round(seconds, 2), "eval_cases_done": done,
             "eval_cases_passed": passed, "eval_finished": len(results) == len(designs),
-            "eval_judged_cases_per_s": round(done / seconds, 2)}
+            "eval_judged_cases_per_s": round(done / seconds, 2),
+            # CPU per judged case (its run and its judge run) of each process, and in all
+            "eval_cpu_ms_per_case": {name: round(ms / max(1, done), 1)
+                                     for name, ms in {**spent, "all": sum(spent.values())}.items()}}

@@ -82,8 +82,9 @@ def add_models(env: dict[str, str], projects: list[Project], url: str) -> None:
 
 def streams_per_user(env: dict[str, str]) -> int:
     """KIONGA_MAX_STREAMS_PER_USER as the stack's gateway reads it."""
-    return int(manage(env, "shell", "-c", "from django.conf import settings; "
-                      "print(settings.KIONGA_MAX_STREAMS_PER_USER)").strip())
+    out = manage(env, "shell", "-c", "from django.conf import settings; "
+                 "print(settings.KIONGA_MAX_STREAMS_PER_USER)")
+    return int(out.strip().splitlines()[-1])
 
 
 def add_watchers(env: dict[str, str], projects: list[Project], per_project: int) -> None:
