@@ -207,31 +207,25 @@ def judge_repointed(evaluation: Evaluation) -> str | None:
 
 
 def settle(case_ids: list[int]) -> None:
-    evaluations = {found for pk in case_ids if (found := settle_case(pk)) is not None}
-    for evaluation_id in sorted(evaluations):
+    for evaluation_id in sorted(settle_cases(case_ids)):
         advance(evaluation_id)
 
 
 def settle_ended(case_ids: list[int]) -> None:
     """In the transaction that stores the end of the cases' runs (the ingester's batch,
-    through runs_ended): score each case there, in a savepoint, and once committed
+    through runs_ended): score the cases there, in a savepoint, and once committed
     advance their evaluations in this process: no task between a case's end and the
-    start of its judge or of the next case. A case the database refused to score is
+    start of its judge or of the next case. Cases the database refused to score are
     left to a settle task; an evaluation that could not advance, or that another
     process is advancing right then, to an advance task (and both, if Redis refuses
     those too, to the beat's sweep)."""
-    evaluations: set[str] = set()
     unsettled: list[int] = []
-    for pk in case_ids:
-        try:
-            found = settle_case(pk)
-        except DatabaseError as error:
-            log.warning("Could not score evaluation case %s with its run's end (%s); "
-                        "a task will", pk, error)
-            unsettled.append(pk)
-            continue
-        if found is not None:
-            evaluations.add(found)
+    try:
+        evaluations = settle_cases(case_ids)
+    except DatabaseError as error:
+        log.warning("Could not score evaluation cases %s with their runs' ends (%s); "
+                    "a task will", case_ids, error)
+        evaluations, unsettled = set(), case_ids
     # robust: whatever goes wrong there is logged, never raised into the ingester's loop
     # (the sweep advances what it left).
     if unsettled:
@@ -258,22 +252,32 @@ def _send(send: Callable[[Any], None], argument: Any) -> None:
         log.warning("Could not enqueue an evaluation task (%s); the sweep will", error)
 
 
-def settle_case(case_id: int) -> str | None:
-    """Score the case if its run or judge run has ended; its evaluation's ID."""
+SCORED_FIELDS: Final = ["status", "output", "completed_calls", "path", "tool_accuracy",
+                        "judge_scores", "judge_reason", "reason", "finished_at"]
+
+
+def settle_cases(case_ids: list[int]) -> set[str]:
+    """Score those of the cases whose run or judge run has ended, together: a few
+    statements whatever their number (the ingester settles a batch of ends at once).
+    The IDs of their evaluations."""
     with transaction.atomic():
-        case = (EvaluationCase.objects.select_for_update(of=("self",))
-                .select_related("run", "judge_run", "evaluation").filter(pk=case_id).first())
-        if case is None:
-            return None
-        if case.status == "running" and _ended(case.run):
-            scoring.after_run(case, judge_of(case.evaluation))
-        elif case.status == "judging" and _ended(case.judge_run):
-            scoring.after_judge(case, judge_repointed(case.evaluation))
-        else:
-            return str(case.evaluation_id)
-        case.save(update_fields=["status", "output", "completed_calls", "path", "tool_accuracy",
-                                 "judge_scores", "judge_reason", "reason", "finished_at"])
-        return str(case.evaluation_id)
+        cases = list(EvaluationCase.objects.select_for_update(of=("self",))
+                     .select_related("run", "judge_run", "evaluation__project")
+                     .filter(pk__in=case_ids).order_by("pk"))
+        ran = [case for case in cases if case.status == "running" and _ended(case.run)]
+        judged = [case for case in cases if case.status == "judging" and _ended(case.judge_run)]
+        completions = scoring.completions_of([case.run for case in ran if case.run])
+        for case in ran:
+            scoring.after_run(case, judge_of(case.evaluation), completions[case.run_id])
+        repointed: dict[str, str | None] = {}  # one look at each evaluation's judge
+        for case in judged:
+            key = str(case.evaluation_id)
+            if key not in repointed:
+                repointed[key] = judge_repointed(case.evaluation)
+            scoring.after_judge(case, repointed[key])
+        if ran or judged:
+            EvaluationCase.objects.bulk_update(ran + judged, SCORED_FIELDS)
+        return {str(case.evaluation_id) for case in cases}
 
 
 SWEEP_BATCH = 500
