@@ -12,15 +12,15 @@ from django.test.utils import CaptureQueriesContext
 
 from evaluations import progress, scoring
 from evaluations.models import Evaluation, EvaluationCase
-from kionga.resource_models import ModelEndpoint
 from tests.conftest import Api
 from tests.evaluations_helpers import (
     case_of,
     end_run,
-    evaluations_url,
     gateway_queue,
     judged,
     make_evaluated,
+    resource_judge,
+    start_evaluation,
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -30,9 +30,7 @@ VERDICT = '{"scores": {"task_completion": 0.9}, "reason": "It answers."}'
 
 def started_evaluation(api: Api, alice: Any, acme: Any, cases: int) -> Evaluation:
     design = make_evaluated(alice, acme, [judged(f"j{i}", f"q{i}") for i in range(cases)])
-    started = api.client_for(alice).post(evaluations_url(design), {}, format="json")
-    assert started.status_code == 201, started.content
-    evaluation = Evaluation.objects.get(pk=started.json()["id"])
+    evaluation = start_evaluation(api, alice, design)
     progress.advance(str(evaluation.pk))
     return evaluation
 
@@ -49,10 +47,7 @@ def test_a_batch_of_ends_is_scored_in_as_many_statements_as_two(
         api: Api, alice: Any, acme: Any, runner_configured: Any, rds: Any,
         gateway_queue: Any) -> None:
     runner_configured.KIONGA_DESIGNER_MAX_RUNS = 40  # room for both evaluations' runs
-    runner_configured.KIONGA_JUDGE_BACKEND = ""
-    runner_configured.KIONGA_JUDGE_MODEL = "resource:judge"
-    ModelEndpoint.objects.create(project=acme, key="judge", base_url="http://127.0.0.1:9/v1",
-                                 model_name="judge", secret="sk-judge-0123456789abcdef")
+    resource_judge(runner_configured, acme)
     statements: dict[str, list[int]] = {"runs": [], "judges": []}
     for count in (2, 6):
         evaluation = started_evaluation(api, alice, acme, count)

@@ -14,17 +14,17 @@ from django.db import connections, transaction
 
 from evaluations import progress
 from evaluations.models import Evaluation
-from kionga.resource_models import ModelEndpoint
 from runs.lifecycle import do_finish_runs
 from tests.conftest import Api
 from tests.evaluations_helpers import (
     case_of,
     end_run,
-    evaluations_url,
     gateway_queue,
     gateway_tasks,
     judged,
     make_evaluated,
+    resource_judge,
+    start_evaluation,
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -35,14 +35,9 @@ HOLD_SECONDS = 20.0  # far longer than the ingester's part takes
 def test_a_case_ended_while_its_evaluation_is_locked_leaves_the_next_step_to_a_task(
         api: Api, alice: Any, acme: Any, runner_configured: Any, rds: redis.Redis,
         gateway_queue: redis.Redis) -> None:
-    runner_configured.KIONGA_JUDGE_BACKEND = ""
-    runner_configured.KIONGA_JUDGE_MODEL = "resource:judge"
-    ModelEndpoint.objects.create(project=acme, key="judge", base_url="http://127.0.0.1:9/v1",
-                                 model_name="judge", secret="sk-judge-0123456789abcdef")
+    resource_judge(runner_configured, acme)
     design = make_evaluated(alice, acme, [judged("j1", "hello")])
-    started = api.client_for(alice).post(evaluations_url(design), {}, format="json")
-    assert started.status_code == 201, started.content
-    evaluation = Evaluation.objects.get(pk=started.json()["id"])
+    evaluation = start_evaluation(api, alice, design)
     progress.advance(str(evaluation.pk))
     gateway_queue.delete("gateway")  # the advance task of the start, done above
     run = case_of(evaluation, "j1").run
