@@ -122,6 +122,9 @@ def _advance_step(evaluation_id: str, limit: int, wait: bool) -> str:
                      .filter(status__in=CASE_WAITING)
                      .order_by(Case(When(status="to_judge", then=0), default=1), "position")
                      [:min(limit - in_flight, START_BATCH)])
+        # Another batch only if this one leaves both room and waiting cases (a case
+        # scored meanwhile is advanced by whoever scored it, once that commits).
+        more = len(cases) < min(limit - in_flight, waiting)
         started: list[EvaluationCase] = []
         step = STARTED
         try:
@@ -143,7 +146,7 @@ def _advance_step(evaluation_id: str, limit: int, wait: bool) -> str:
         if started and evaluation.status == "queued":
             evaluation.status, evaluation.started_at = "running", timezone.now()
             evaluation.save(update_fields=["status", "started_at"])
-        return step
+        return step if step != STARTED or more else STOPPED
 
 
 def _start_case(evaluation: Evaluation, case: EvaluationCase) -> None:
