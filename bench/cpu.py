@@ -1,5 +1,6 @@
-"""CPU time per process group, from /proc/<pid>/stat (utime + stime of every live
-process), for the benchmark's CPU-milliseconds-per-run figures."""
+"""CPU time and resident memory per process group, from /proc/<pid>/stat (utime +
+stime of every live process) and /proc/<pid>/statm, for the benchmarks'
+CPU-milliseconds-per-run and megabytes-per-run figures."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 TICK_MS = 1000.0 / os.sysconf("SC_CLK_TCK")
+PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 
 
 def _stat(pid: str) -> list[str] | None:
@@ -41,6 +43,22 @@ def cpu_ms(match: Callable[[str, list[str]], bool]) -> dict[str, float]:
         if fields is not None and match(pid, fields):
             out[pid] = (int(fields[11]) + int(fields[12])) * TICK_MS
     return out
+
+
+def rss_bytes(match: Callable[[str, list[str]], bool]) -> int:
+    """Resident bytes of every live process `match(pid, fields)` accepts."""
+    total = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        fields = _stat(pid)
+        if fields is None or not match(pid, fields):
+            continue
+        try:
+            total += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE_BYTES
+        except (OSError, ValueError, IndexError):
+            continue  # ended meanwhile
+    return total
 
 
 def group(pgid: int) -> Callable[[str, list[str]], bool]:

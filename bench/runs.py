@@ -48,6 +48,7 @@ import redis
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import stack_setup  # noqa: E402
 from bench.cpu import (  # noqa: E402
     CpuMeter,
     calibration_ms,
@@ -56,13 +57,13 @@ from bench.cpu import (  # noqa: E402
     this_process,
 )
 from bench.http_client import Connection, lines  # noqa: E402
+from bench.stack_setup import PG, pct  # noqa: E402
 from tests.stack import VENV_BIN, Stack  # noqa: E402
 
 DB_NAME = os.environ.get("KIONGA_BENCH_DB", "kionga_bench")  # one per concurrent bench
 LATENCY_RUNS = 20
 # Starts refused with 429 (runner at capacity) and tried again, in all.
 REFUSED = [0]
-PG = "postgres://postgres@127.0.0.1:5432"
 GRAPH = {
     "schema_version": 2,
     "nodes": [{"id": "input", "kind": "input"},
@@ -85,25 +86,12 @@ APPROVAL_GRAPH = {
 }
 
 
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
-
-
 def fresh_database(env: dict[str, str]) -> None:
-    subprocess.run(["dropdb", "-h", "127.0.0.1", "-U", "postgres", "--if-exists", DB_NAME],
-                   check=True)
-    subprocess.run(["createdb", "-h", "127.0.0.1", "-U", "postgres", DB_NAME], check=True)
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env,
-                   check=True)
+    stack_setup.fresh_database(env, DB_NAME)
 
 
 def bootstrap(env: dict[str, str]) -> tuple[int, str]:
-    out = subprocess.run([sys.executable, "manage.py", "bootstrap", "--project", "bench",
-                          "--user", "bench", "--role", "admin", "--json"], cwd=ROOT, env=env,
-                         check=True, capture_output=True, text=True).stdout
-    doc = json.loads(out)
-    return int(doc["project_id"]), str(doc["token"])
+    return stack_setup.bootstrap(env, "bench", "bench")
 
 
 def celery_floor(stack: Stack, samples: int) -> list[float]:

@@ -4,14 +4,15 @@ when their runs end, and the evaluation finishes when no case is left.
 Driven from two places. The end of a case's run or judge run is settled where it is
 stored (evaluations.receivers, on runs.signals.runs_ended: the ingester's batch), in
 that transaction, and its evaluation advances in that process once it commits
-(`settle_ended`): no task hop between a case's end and the next start. Gateway tasks
-(evaluations.tasks) do the rest: `advance` after a start, and `settle`/`advance` for
-what could not be done in place (and the beat's sweep for lost tasks). Both steps
-are idempotent:
-- `advance` starts one case per transaction, under the evaluation's row lock (so two
-  of them never start the same case nor pass the evaluation's room), each start a
-  conditional UPDATE claim with its run's insert; the run's task goes to the runner
-  as soon as that case's transaction commits, not after the whole wave;
+(`settle_ended`): no task hop between a case's end and the next start, unless another
+process is advancing that evaluation at that moment (the ingester never waits for its
+lock: an advance task follows up). Gateway tasks (evaluations.tasks) do the rest:
+`advance` after a start, and `settle`/`advance` for what could not be done in place
+(and the beat's sweep for lost tasks). Both steps are idempotent:
+- `advance` starts a batch of cases (START_BATCH) per transaction, under the
+  evaluation's row lock and the chosen cases' (so two of them never start the same
+  case nor pass the evaluation's room); the batch's tasks go to the runner as soon as
+  it commits, not after the whole wave;
 - `settle` locks the case row and acts only on a case still `running`/`judging`
   whose run has ended, so a redelivered task changes nothing.
 
@@ -25,12 +26,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import DatabaseError, transaction
-from django.db.models import Count, Q
+from django.db.models import Case, Count, Q, When
 from django.utils import timezone
 
 from evaluations import queue, scoring
@@ -65,31 +66,47 @@ def concurrency() -> int:
     return max(1, min(runner_max, quota.project_max_runs(runner_max)))
 
 
+# Cases started per transaction under the evaluation's lock. The lock, the counts and
+# the choice of cases are paid once per batch, each case then costing only its own
+# start; the batch's runs reach the runner when it commits, so a wave's first task
+# waits for at most this many starts (one transaction per case took three times the
+# statements, and starting 200 judged cases was bound by them).
+START_BATCH: Final = 10
+
 # What one step of advance() did.
-STARTED, STOPPED, BLOCKED = "started", "stopped", "blocked"
+STARTED, STOPPED, BLOCKED, LOCKED = "started", "stopped", "blocked", "locked"
 
 
-def advance(evaluation_id: str) -> None:
-    """Start the evaluation's waiting cases while it has room, one step at a time: each
-    case starts in a transaction of its own under the evaluation's row lock, so its run's
-    task leaves for the runner as soon as it commits, not after the whole wave (a wave is
-    up to the project's share). Finish the evaluation when no case is left."""
+def advance(evaluation_id: str, *, wait: bool = True) -> None:
+    """Start the evaluation's waiting cases while it has room, a batch at a time: each
+    batch (up to START_BATCH cases) starts in a transaction of its own under the
+    evaluation's row lock, so its runs' tasks leave for the runner as soon as it commits,
+    not after the whole wave (a wave is up to the project's share). Finish the
+    evaluation when no case is left. `wait=False` (the ingester's, which must not stall
+    on another advancer): an evaluation whose lock another process holds is left to an
+    advance task, which waits for the lock and counts again."""
     limit = concurrency()
-    while (step := _advance_step(evaluation_id, limit)) == STARTED:
+    while (step := _advance_step(evaluation_id, limit, wait)) == STARTED:
         pass
     if step == BLOCKED:
         queue.send_advance(evaluation_id, countdown=RETRY_SECONDS)
+    elif step == LOCKED:
+        queue.send_advance(evaluation_id)
 
 
-def _advance_step(evaluation_id: str, limit: int) -> str:
-    """Under the evaluation's lock: finish it, or start its next waiting case (STARTED),
-    or stop: no room or nothing waiting (STOPPED), or the runner refused for capacity
-    with none of its cases in flight, so nothing else will advance it (BLOCKED)."""
+def _advance_step(evaluation_id: str, limit: int, wait: bool) -> str:
+    """Under the evaluation's lock: finish it, or start a batch of its waiting cases
+    (STARTED), or stop: no room or nothing waiting (STOPPED), or the runner refused for
+    capacity with none of its cases in flight, so nothing else will advance it
+    (BLOCKED); LOCKED when `wait` is False and another process holds the lock."""
     with transaction.atomic():
-        evaluation = (Evaluation.objects.select_for_update(of=("self",))
+        evaluation = (Evaluation.objects.select_for_update(of=("self",), skip_locked=not wait)
                       .select_related("design__project", "created_by")
                       .filter(pk=evaluation_id, status__in=EVALUATION_ACTIVE).first())
         if evaluation is None:
+            if not wait and Evaluation.objects.filter(
+                    pk=evaluation_id, status__in=EVALUATION_ACTIVE).exists():
+                return LOCKED
             return STOPPED
         counts = dict(evaluation.cases.order_by().values_list("status")
                       .annotate(n=Count("pk")))
@@ -101,44 +118,54 @@ def _advance_step(evaluation_id: str, limit: int) -> str:
         if not waiting or in_flight >= limit:
             return STOPPED
         # Judging first: those cases are nearly done.
-        case = (evaluation.cases.filter(status="to_judge").order_by("position").first()
-                or evaluation.cases.filter(status="queued").order_by("position").first())
-        assert case is not None  # counted as waiting under the lock
+        cases = list(evaluation.cases.select_for_update(of=("self",))
+                     .filter(status__in=CASE_WAITING)
+                     .order_by(Case(When(status="to_judge", then=0), default=1), "position")
+                     [:min(limit - in_flight, START_BATCH)])
+        # Another batch only if this one leaves both room and waiting cases (a case
+        # scored meanwhile is advanced by whoever scored it, once that commits).
+        more = len(cases) < min(limit - in_flight, waiting)
+        started: list[EvaluationCase] = []
+        step = STARTED
         try:
-            with transaction.atomic():
-                if not _start_case(evaluation, case):
-                    return STOPPED  # claimed meanwhile: whoever did advances it
+            for case in cases:
+                _start_case(evaluation, case)
+                started.append(case)
         except APIError as error:
             if error.status_code in WAIT_STATUSES:
-                return STOPPED if in_flight else BLOCKED
-            # Not a case's fault: its target cannot run any more (a resource deleted,
-            # the author gone). Every case would fail alike: the evaluation fails once.
-            runs = _end_early(evaluation, "failed", None,
-                              {"code": error.code, "message": error.message})
-            transaction.on_commit(lambda: _cancel_runs(evaluation.created_by, runs))
-            return STOPPED
-        if evaluation.status == "queued":
+                step = STARTED if started else STOPPED if in_flight else BLOCKED
+            else:
+                # Not a case's fault: its target cannot run any more (a resource deleted,
+                # the author gone). Every case would fail alike: the evaluation fails once.
+                _record_started(started)
+                runs = _end_early(evaluation, "failed", None,
+                                  {"code": error.code, "message": error.message})
+                transaction.on_commit(lambda: _cancel_runs(evaluation.created_by, runs))
+                return STOPPED
+        _record_started(started)
+        if started and evaluation.status == "queued":
             evaluation.status, evaluation.started_at = "running", timezone.now()
             evaluation.save(update_fields=["status", "started_at"])
-        return STARTED
+        return step if step != STARTED or more else STOPPED
 
 
-def _start_case(evaluation: Evaluation, case: EvaluationCase) -> bool:
-    judging = case.status == "to_judge"
-    claimed = EvaluationCase.objects.filter(pk=case.pk, status=case.status).update(
-        status="judging" if judging else "running")
-    if not claimed:
-        return False
+def _start_case(evaluation: Evaluation, case: EvaluationCase) -> None:
+    """Start the case's run (or its judge's), locked and waiting: in memory until
+    _record_started stores the batch."""
     user = evaluation.created_by
     if user is None:
         raise APIError(422, "invalid_request", "The evaluation's author no longer exists.")
-    if judging:
-        run = _start_judge(evaluation, case, user)
-        EvaluationCase.objects.filter(pk=case.pk).update(judge_run=run)
+    if case.status == "to_judge":
+        case.judge_run = _start_judge(evaluation, case, user)
+        case.status = "judging"
     else:
-        run = _start_run(evaluation, case, user)
-        EvaluationCase.objects.filter(pk=case.pk).update(run=run)
-    return True
+        case.run = _start_run(evaluation, case, user)
+        case.status = "running"
+
+
+def _record_started(cases: list[EvaluationCase]) -> None:
+    if cases:
+        EvaluationCase.objects.bulk_update(cases, ["status", "run", "judge_run"])
 
 
 def _start_run(evaluation: Evaluation, case: EvaluationCase, user: User) -> Run:
@@ -183,30 +210,25 @@ def judge_repointed(evaluation: Evaluation) -> str | None:
 
 
 def settle(case_ids: list[int]) -> None:
-    evaluations = {found for pk in case_ids if (found := settle_case(pk)) is not None}
-    for evaluation_id in sorted(evaluations):
+    for evaluation_id in sorted(settle_cases(case_ids)):
         advance(evaluation_id)
 
 
 def settle_ended(case_ids: list[int]) -> None:
     """In the transaction that stores the end of the cases' runs (the ingester's batch,
-    through runs_ended): score each case there, in a savepoint, and once committed
+    through runs_ended): score the cases there, in a savepoint, and once committed
     advance their evaluations in this process: no task between a case's end and the
-    start of its judge or of the next case. A case the database refused to score is
-    left to a settle task; an evaluation that could not advance, to an advance task
-    (and both, if Redis refuses those too, to the beat's sweep)."""
-    evaluations: set[str] = set()
+    start of its judge or of the next case. Cases the database refused to score are
+    left to a settle task; an evaluation that could not advance, or that another
+    process is advancing right then, to an advance task (and both, if Redis refuses
+    those too, to the beat's sweep)."""
     unsettled: list[int] = []
-    for pk in case_ids:
-        try:
-            found = settle_case(pk)
-        except DatabaseError as error:
-            log.warning("Could not score evaluation case %s with its run's end (%s); "
-                        "a task will", pk, error)
-            unsettled.append(pk)
-            continue
-        if found is not None:
-            evaluations.add(found)
+    try:
+        evaluations = settle_cases(case_ids)
+    except DatabaseError as error:
+        log.warning("Could not score evaluation cases %s with their runs' ends (%s); "
+                    "a task will", case_ids, error)
+        evaluations, unsettled = set(), case_ids
     # robust: whatever goes wrong there is logged, never raised into the ingester's loop
     # (the sweep advances what it left).
     if unsettled:
@@ -219,7 +241,7 @@ def advance_each(evaluation_ids: list[str]) -> None:
     """advance() each evaluation here, each on its own; one that fails goes to a task."""
     for evaluation_id in evaluation_ids:
         try:
-            advance(evaluation_id)
+            advance(evaluation_id, wait=False)
         except (DatabaseError, *quota.REDIS_ERRORS) as error:
             log.warning("Could not advance evaluation %s here (%s); a task will",
                         evaluation_id, error)
@@ -233,22 +255,32 @@ def _send(send: Callable[[Any], None], argument: Any) -> None:
         log.warning("Could not enqueue an evaluation task (%s); the sweep will", error)
 
 
-def settle_case(case_id: int) -> str | None:
-    """Score the case if its run or judge run has ended; its evaluation's ID."""
+SCORED_FIELDS: Final = ["status", "output", "completed_calls", "path", "tool_accuracy",
+                        "judge_scores", "judge_reason", "reason", "finished_at"]
+
+
+def settle_cases(case_ids: list[int]) -> set[str]:
+    """Score those of the cases whose run or judge run has ended, together: a few
+    statements whatever their number (the ingester settles a batch of ends at once).
+    The IDs of their evaluations."""
     with transaction.atomic():
-        case = (EvaluationCase.objects.select_for_update(of=("self",))
-                .select_related("run", "judge_run", "evaluation").filter(pk=case_id).first())
-        if case is None:
-            return None
-        if case.status == "running" and _ended(case.run):
-            scoring.after_run(case, judge_of(case.evaluation))
-        elif case.status == "judging" and _ended(case.judge_run):
-            scoring.after_judge(case, judge_repointed(case.evaluation))
-        else:
-            return str(case.evaluation_id)
-        case.save(update_fields=["status", "output", "completed_calls", "path", "tool_accuracy",
-                                 "judge_scores", "judge_reason", "reason", "finished_at"])
-        return str(case.evaluation_id)
+        cases = list(EvaluationCase.objects.select_for_update(of=("self",))
+                     .select_related("run", "judge_run", "evaluation__project")
+                     .filter(pk__in=case_ids).order_by("pk"))
+        ran = [case for case in cases if case.status == "running" and _ended(case.run)]
+        judged = [case for case in cases if case.status == "judging" and _ended(case.judge_run)]
+        completions = scoring.completions_of([case.run for case in ran if case.run])
+        for case in ran:
+            scoring.after_run(case, judge_of(case.evaluation), completions[case.run_id])
+        repointed: dict[str, str | None] = {}  # one look at each evaluation's judge
+        for case in judged:
+            key = str(case.evaluation_id)
+            if key not in repointed:
+                repointed[key] = judge_repointed(case.evaluation)
+            scoring.after_judge(case, repointed[key])
+        if ran or judged:
+            EvaluationCase.objects.bulk_update(ran + judged, SCORED_FIELDS)
+        return {str(case.evaluation_id) for case in cases}
 
 
 SWEEP_BATCH = 500

@@ -1,7 +1,8 @@
 """Scoring one case from its ended runs: the calls it made, then the judge's scores.
 
-Plain functions on rows already loaded and locked by evaluations.progress; each sets
-the case's result fields and its next status (to_judge, passed or failed).
+Plain functions on rows already loaded and locked by evaluations.progress (with the
+node completions of a batch of runs, read at once by completions_of); each sets the
+case's result fields and its next status (to_judge, passed or failed).
 """
 
 from __future__ import annotations
@@ -14,36 +15,45 @@ from evaluations.judge import JudgeConfig, parse_answer
 from evaluations.models import EvaluationCase
 from runs.models import Run, RunEvent
 
+# A run's node.completed events in order: (node ID, its port; None for an output node).
+Completions = list[tuple[str, str | None]]
 
-def completed_calls(run: Run, calls: list[str]) -> list[str]:
-    """The expected node IDs that completed in the run's stored events (a node whose
-    failure went down its error port did not complete)."""
-    if not calls:
-        return []
-    rows = RunEvent.objects.filter(run=run, type="node.completed", data__node_id__in=calls)
-    # In Python: output nodes' events have no port, and SQL's NOT would drop them too.
-    done = {node for node, port in rows.values_list("data__node_id", "data__port")
-            if port != "error"}
+
+def completions_of(runs: list[Run]) -> dict[Any, Completions]:
+    """Each run's node.completed events in order (by run ID): one query for them all."""
+    found: dict[Any, Completions] = {run.pk: [] for run in runs}
+    if runs:
+        rows = (RunEvent.objects.filter(run__in=runs, type="node.completed")
+                .order_by("run_id", "seq").values_list("run_id", "data__node_id", "data__port"))
+        for run_id, node, port in rows:
+            found[run_id].append((str(node), port))
+    return found
+
+
+def completed_calls(completions: Completions, calls: list[str]) -> list[str]:
+    """The expected node IDs that completed (a node whose failure went down its error
+    port did not complete)."""
+    done = {node for node, port in completions if port != "error"}
     return [call for call in calls if call in done]
 
 
 MAX_PATH: Final = 500  # a loop's nodes complete once per round: the path stops there
 
 
-def run_path(run: Run) -> list[str]:
+def run_path(completions: Completions) -> list[str]:
     """The nodes the run completed, in the order they completed (at most MAX_PATH)."""
-    rows = RunEvent.objects.filter(run=run, type="node.completed").order_by("seq")
-    return [str(node) for node in rows.values_list("data__node_id", flat=True)[:MAX_PATH]]
+    return [node for node, _port in completions[:MAX_PATH]]
 
 
-def after_run(case: EvaluationCase, judge: JudgeConfig) -> None:
-    """The case's run ended: its calls decide, then the judge if the case has criteria."""
+def after_run(case: EvaluationCase, judge: JudgeConfig, completions: Completions) -> None:
+    """The case's run ended (`completions`: its node.completed events): its calls decide,
+    then the judge if the case has criteria."""
     run = case.run
     assert run is not None
     calls: list[str] = list(case.case["expected"].get("calls") or [])
     case.output = run.output
-    case.completed_calls = completed_calls(run, calls)
-    case.path = run_path(run)
+    case.completed_calls = completed_calls(completions, calls)
+    case.path = run_path(completions)
     case.tool_accuracy = len(case.completed_calls) / len(calls) if calls else None
     problems = []
     if run.status != "completed":

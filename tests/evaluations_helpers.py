@@ -3,6 +3,7 @@ as the ingester would store them (in-process tests have no runner)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,6 +19,7 @@ from evaluations.fixtures import check_cases, do_put_fixtures
 from evaluations.models import Evaluation, EvaluationCase
 from kionga.models import Project
 from kionga.redis_client import sync_redis
+from kionga.resource_models import ModelEndpoint
 from runs.models import Run, RunEvent
 
 
@@ -59,6 +61,23 @@ def evaluations_url(design: Design) -> str:
     return f"/api/v1/agent-designs/{design.pk}/evaluations"
 
 
+def start_evaluation(api: Any, user: User, design: Design, **body: Any) -> Evaluation:
+    """POST an evaluation of `design` as `user` (201, queued); the stored evaluation."""
+    response = api.client_for(user).post(evaluations_url(design), body, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["status"] == "queued"
+    return Evaluation.objects.get(pk=response.json()["id"])
+
+
+def resource_judge(settings: Any, project: Project) -> None:
+    """The project's model resource `judge` judges (KIONGA_JUDGE_MODEL=resource:judge);
+    it points at a closed port: these tests write the judge runs' ends themselves."""
+    settings.KIONGA_JUDGE_BACKEND = ""
+    settings.KIONGA_JUDGE_MODEL = "resource:judge"
+    ModelEndpoint.objects.create(project=project, key="judge", base_url="http://127.0.0.1:9/v1",
+                                 model_name="judge", secret="sk-judge-0123456789abcdef")
+
+
 def end_run(run_id: Any, status: str = "completed", output: str | None = None,
             completed: tuple[str, ...] = ("input", "answer", "output"),
             error: dict[str, str] | None = None) -> None:
@@ -79,6 +98,12 @@ def settle_all(evaluation: Evaluation) -> None:
 
 def case_of(evaluation: Evaluation, case_id: str) -> EvaluationCase:
     return evaluation.cases.select_related("run", "judge_run").get(case_id=case_id)
+
+
+def gateway_tasks(client: redis.Redis) -> list[str]:
+    """The names of the tasks waiting on the gateway's queue."""
+    return [json.loads(raw)["headers"]["task"]
+            for raw in client.lrange("gateway", 0, -1)]  # type: ignore[union-attr]
 
 
 @pytest.fixture

@@ -19,23 +19,16 @@ from tests.evaluations_helpers import (
     calls_only,
     case_of,
     end_run,
-    evaluations_url,
     gateway_queue,
     judged,
     make_evaluated,
     settle_all,
+    start_evaluation,
 )
 from tests.runs_helpers import queued_tasks
 
 pytestmark = pytest.mark.django_db(transaction=True)
 __all__ = ["gateway_queue"]
-
-
-def start(api: Api, user: Any, design: Any, **body: Any) -> Evaluation:
-    response = api.client_for(user).post(evaluations_url(design), body, format="json")
-    assert response.status_code == 201, response.content
-    assert response.json()["status"] == "queued"
-    return Evaluation.objects.get(pk=response.json()["id"])
 
 
 def test_it_fails_judged_cases_under_the_mock_judge_and_passes_calls_only(
@@ -46,7 +39,7 @@ def test_it_fails_judged_cases_under_the_mock_judge_and_passes_calls_only(
     runner_configured.MLAIOPS_LLM_BACKEND = "mock"
     design = make_evaluated(alice, acme, [
         judged("j1", "hello"), calls_only("c1", "one"), calls_only("c2", "two")])
-    evaluation = start(api, alice, design)
+    evaluation = start_evaluation(api, alice, design)
     progress.advance(str(evaluation.pk))
     runs = {c.case_id: c.run for c in evaluation.cases.select_related("run") if c.run}
     assert len(runs) == 3 and all(run.design_id == design.pk for run in runs.values())
@@ -87,7 +80,7 @@ def test_it_judges_completed_cases_with_a_fenced_judge_run(
         gateway_queue: redis.Redis) -> None:
     runner_configured.KIONGA_JUDGE_MODEL = "resource:judge"
     design = make_evaluated(alice, acme, [judged("j1", "hello", "relevance", "safety")])
-    evaluation = start(api, alice, design)
+    evaluation = start_evaluation(api, alice, design)
     assert (evaluation.judge_backend, evaluation.judge_model) == ("resource", "resource:judge")
     progress.advance(str(evaluation.pk))
     end_run(case_of(evaluation, "j1").run_id, output="Answer: hello")
@@ -116,7 +109,7 @@ def test_it_waits_while_the_runner_is_full_then_starts_the_rest(
     design = make_evaluated(alice, acme, [calls_only(f"c{i}", f"in {i}") for i in range(3)])
     for other in ("x", "y"):
         protocol.acquire_slot(rds, other, 2)
-    evaluation = start(api, alice, design)
+    evaluation = start_evaluation(api, alice, design)
     progress.advance(str(evaluation.pk))
     assert Run.objects.count() == 0
     assert Evaluation.objects.get(pk=evaluation.pk).status == "queued"
@@ -138,7 +131,7 @@ def test_it_cancels_the_remaining_cases(api: Api, alice: Any, acme: Any,
                                         runner_configured: Any, rds: redis.Redis,
                                         gateway_queue: redis.Redis) -> None:
     design = make_evaluated(alice, acme, [calls_only(f"c{i}", f"in {i}") for i in range(6)])
-    evaluation = start(api, alice, design)
+    evaluation = start_evaluation(api, alice, design)
     progress.advance(str(evaluation.pk))
     assert Run.objects.count() == 4  # the project's share of 8 slots
     client = api.client_for(alice)
@@ -162,7 +155,7 @@ def test_it_fails_the_evaluation_when_its_target_cannot_run(
         api: Api, alice: Any, acme: Any, runner_configured: Any, rds: redis.Redis,
         gateway_queue: redis.Redis) -> None:
     design = make_evaluated(alice, acme, [calls_only("c0", "x"), calls_only("c1", "y")])
-    evaluation = start(api, alice, design)
+    evaluation = start_evaluation(api, alice, design)
     Evaluation.objects.filter(pk=evaluation.pk).update(created_by=None)
     progress.advance(str(evaluation.pk))
     found = Evaluation.objects.get(pk=evaluation.pk)

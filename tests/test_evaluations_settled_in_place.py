@@ -7,7 +7,6 @@ What cannot advance there (Redis away) is left to a task, never raised to the in
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -16,9 +15,7 @@ from django.conf import settings
 from django.db import transaction
 
 from evaluations import progress
-from evaluations.models import Evaluation
 from kionga.redis_client import sync_redis
-from kionga.resource_models import ModelEndpoint
 from runner import worker
 from runner.settings import load_settings
 from runner.sink import sink_client
@@ -28,10 +25,12 @@ from tests.evaluations_helpers import (
     calls_only,
     case_of,
     end_run,
-    evaluations_url,
     gateway_queue,
+    gateway_tasks,
     judged,
     make_evaluated,
+    resource_judge,
+    start_evaluation,
 )
 from tests.ingest_helpers import drain
 from tests.internal_helpers import closed_port_url
@@ -42,12 +41,6 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.allow_output]
 __all__ = ["gateway_queue"]
 
 
-def gateway_tasks(client: redis.Redis) -> list[str]:
-    """The names of the tasks waiting on the gateway's queue."""
-    return [json.loads(raw)["headers"]["task"]
-            for raw in client.lrange("gateway", 0, -1)]  # type: ignore[union-attr]
-
-
 def run_task_of(rds: redis.Redis, run_id: Any) -> tuple[dict[str, Any], str]:
     [task] = [task for task in queued_tasks(rds) if task[0]["run_id"] == str(run_id)]
     return task
@@ -56,14 +49,9 @@ def run_task_of(rds: redis.Redis, run_id: Any) -> tuple[dict[str, Any], str]:
 def test_the_ingested_end_of_a_case_starts_its_judge_without_a_gateway_task(
         api: Api, alice: Any, acme: Any, runner_configured: Any, rds: redis.Redis,
         stream: redis.Redis, gateway_queue: redis.Redis) -> None:
-    runner_configured.KIONGA_JUDGE_BACKEND = ""
-    runner_configured.KIONGA_JUDGE_MODEL = "resource:judge"
-    ModelEndpoint.objects.create(project=acme, key="judge", base_url="http://127.0.0.1:9/v1",
-                                 model_name="judge", secret="sk-judge-0123456789abcdef")
+    resource_judge(runner_configured, acme)
     design = make_evaluated(alice, acme, [judged("j1", "hello"), calls_only("c1", "one")])
-    started = api.client_for(alice).post(evaluations_url(design), {}, format="json")
-    assert started.status_code == 201, started.content
-    evaluation = Evaluation.objects.get(pk=started.json()["id"])
+    evaluation = start_evaluation(api, alice, design)
     progress.advance(str(evaluation.pk))
     gateway_queue.delete("gateway")  # the advance task of the start, done above
     runner = load_settings({"KIONGA_DESIGNER_RUNNER_TOKEN": RUNNER_TOKEN,
@@ -98,9 +86,7 @@ def test_an_advance_redis_refuses_in_place_is_left_to_a_task(
     runner_configured.KIONGA_JUDGE_BACKEND = ""
     runner_configured.KIONGA_JUDGE_MODEL = "resource:judge"
     design = make_evaluated(alice, acme, [judged("j1", "hello")])
-    started = api.client_for(alice).post(evaluations_url(design), {}, format="json")
-    assert started.status_code == 201, started.content
-    evaluation = Evaluation.objects.get(pk=started.json()["id"])
+    evaluation = start_evaluation(api, alice, design)
     progress.advance(str(evaluation.pk))
     gateway_queue.delete("gateway")
     run = case_of(evaluation, "j1").run

@@ -5,7 +5,6 @@ the tests outside tests/e2e/ that make runs with leases in the tests' Redis."""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -13,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.sse_frames import frames as frames_of
 from tests.stack import Stack
 
 
@@ -78,7 +78,7 @@ class Http:
         with self.client.stream("GET", url, headers=headers, timeout=60.0) as response:
             assert response.status_code == 200, response.read()
             assert response.headers["content-type"].startswith("text/event-stream")
-            for kind, data, has_id in _frames(response.iter_lines()):
+            for kind, data, has_id in frames_of(response.iter_lines()):
                 frames.append((kind, data))
                 assert has_id == (kind != "delta"), (kind, data)
                 if on_event is not None:
@@ -94,16 +94,3 @@ class Http:
         return dict(response.json())
 
 
-def _frames(lines: Iterator[str]) -> Iterator[tuple[str, dict[str, Any], bool]]:
-    kind, data, has_id = "message", "", False
-    for line in lines:
-        if line == "":
-            if data:
-                yield kind, json.loads(data), has_id
-            kind, data, has_id = "message", "", False
-        elif line.startswith("event: "):
-            kind = line[7:]
-        elif line.startswith("data: "):
-            data += line[6:]
-        elif line.startswith("id: "):
-            has_id = True

@@ -12,7 +12,8 @@ import pytest
 from designs.starter_templates import TEMPLATES
 from kionga.models import ApiToken, TokenRevocation
 from tests.conftest import Api
-from tests.e2e.conftest import Http, _frames
+from tests.e2e.conftest import Http
+from tests.sse_frames import frames as sse_frames
 from tests.stack import Stack
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -115,7 +116,7 @@ def test_started_runs_are_followed_alike(stack: Stack, api: Api, alice: Any,
             with owner.client.stream("GET", events_url, headers={**SSE, **extra}) as stream:
                 assert stream.status_code == 200
                 assert stream.headers["content-type"].startswith("text/event-stream")
-                streams.append([(k, d) for k, d, _ in _frames(stream.iter_lines())
+                streams.append([(k, d) for k, d, _ in sse_frames(stream.iter_lines())
                                 if k != "delta"])
         assert streams[0] == streams[1]
         assert streams[0][-1][0] == "run.completed"

@@ -8,8 +8,9 @@ import pytest
 
 from designs.starter_templates import TEMPLATES
 from tests.conftest import Api
-from tests.e2e.conftest import Http, _frames
+from tests.e2e.conftest import Http
 from tests.e2e.helpers import wait_stored
+from tests.sse_frames import frames as sse_frames
 from tests.stack import Stack
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -25,7 +26,7 @@ def test_it_starts_and_streams_the_run_to_its_end(stack: Stack, api: Api, alice:
     with http.client.stream("POST", url, json={"input": "hello, a bug"}, headers=SSE) as answer:
         assert answer.status_code == 201, answer.read()
         assert answer.headers["content-type"].startswith("text/event-stream")
-        frames = list(_frames(answer.iter_lines()))
+        frames = list(sse_frames(answer.iter_lines()))
     kind, head, has_id = frames[0]
     run_id = head["id"]
     assert (kind, has_id, head["status"]) == ("run", False, "queued")

@@ -1,0 +1,337 @@
+"""bench/capacity.py's load: N lanes (alternating projects) each start a run of input →
+model (the slow upstream) → output, wait for its end and start another, `--rounds`
+times. A start refused with 429 is counted and tried again after a pause (0.25 s
+doubling to 2 s), as a client would. `--sample` lanes follow their runs over SSE as
+the projects' viewers, each viewer within KIONGA_MAX_STREAMS_PER_USER streams at once;
+the others learn the end from the database.
+
+Figures: in_flight (the most runs accepted and not ended at once), refusals,
+throughput_ratio (completed per second ÷ N / latency), the runner's and internal
+listener's resident memory above idle per run / per upstream call, added latency
+(end to end minus the upstream's), and what the followed streams delivered:
+sse_lost counts only stored events a stream that was opened did not deliver (a
+stream cut mid-run is resumed with Last-Event-ID, as EventSource does: sse_resumed);
+stream opens the gateway refused are sse_refused, by code, and those runs are not
+followed."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import psycopg
+
+from bench.capacity_stack import (
+    MB,
+    Project,
+    call,
+    create_design,
+    rss,
+    upstream_stats,
+)
+from bench.stack_setup import pct
+from tests.sse_frames import FrameParser
+from tests.stack import Stack
+
+RETRY_PAUSE = 0.25  # after a 429 (the answers carry no Retry-After), doubling ...
+MAX_RETRY_PAUSE = 2.0  # ... up to this
+POLL = 0.1  # the database poll that sees the ends of the runs nobody follows
+TERMINAL = ("run.completed", "run.failed", "run.cancelled")
+MAX_RESUMES = 5  # a followed stream cut this many times is given up (its run's rest: lost)
+
+
+def model_graph() -> dict[str, Any]:
+    return {"schema_version": 2,
+            "nodes": [{"id": "input", "kind": "input"},
+                      {"id": "model", "kind": "model", "config": {"model": "slow"}},
+                      {"id": "output", "kind": "output"}],
+            "edges": [{"from": "input", "to": "model"}, {"from": "model", "to": "output"}],
+            "settings": {"timeout_seconds": 300}}
+
+
+def quantile(values: list[float], q: float) -> float | None:
+    return round(pct(values, q), 1) if values else None
+
+
+def peak_overlap(spans: list[tuple[float, float]]) -> int:
+    """The most spans that overlap at one instant."""
+    edges = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans],
+                   key=lambda edge: (edge[0], edge[1]))  # an end before a start at a tie
+    peak = now = 0
+    for _, step in edges:
+        now += step
+        peak = max(peak, now)
+    return peak
+
+
+def watcher_of(lane: int, projects: list[Project], per_user: int) -> str:
+    """The viewer token a sampled lane follows its runs with: its project's sampled lanes
+    in groups of `per_user` per viewer (a lane follows one stream at a time)."""
+    project = projects[lane % len(projects)]
+    return project.watchers[(lane // len(projects)) // per_user]
+
+
+def watchers_needed(sample: int, projects: int, per_user: int) -> int:
+    """Viewers per project for `sample` followed lanes spread over `projects`."""
+    return math.ceil(math.ceil(sample / projects) / per_user)
+
+
+@dataclass
+class Load:
+    # (accepted, ended at the runner) of every run, epoch s: in_flight is their peak overlap
+    spans: list[tuple[float, float]] = field(default_factory=list)
+    refusals: int = 0
+    first_burst_refused: int = 0
+    codes: Counter[str] = field(default_factory=Counter)
+    completed: int = 0
+    failed: int = 0
+    failures: Counter[str] = field(default_factory=Counter)  # the failed runs' error codes
+    added_sse: list[float] = field(default_factory=list)
+    added_runner: list[float] = field(default_factory=list)
+    seen: dict[str, set[int]] = field(default_factory=dict)  # a followed run's seqs
+    deltas: int = 0
+    sse_refused: Counter[str] = field(default_factory=Counter)  # stream opens refused
+    sse_resumed: int = 0  # streams cut mid-run and opened again with Last-Event-ID
+    sse_given_up: int = 0  # streams cut more than MAX_RESUMES times
+    # run ID → future of (status, runner's end time as epoch s), set by the poller
+    pending: dict[str, asyncio.Future[tuple[str, float]]] = field(default_factory=dict)
+
+
+async def start_run(client: httpx.AsyncClient, design: str, text: str, load: Load,
+                    first: bool, deadline: float) -> tuple[str, float, float] | None:
+    """(run ID, epoch s its accepted POST was sent, and answered), trying again after
+    each 429; None when the deadline passed before a start was accepted."""
+    tries = 0
+    while True:
+        sent = time.time()
+        response = await call(client, "POST", f"/api/v1/agent-designs/{design}/runs",
+                              json={"input": text})
+        if response.status_code == 201:
+            return str(response.json()["id"]), sent, time.time()
+        if response.status_code != 429:
+            raise RuntimeError(f"start answered {response.status_code}: {response.text}")
+        load.refusals += 1
+        load.codes[response.json().get("error", {}).get("code", "?")] += 1
+        if first:
+            load.first_burst_refused += 1
+            first = False
+        if time.monotonic() > deadline:
+            return None
+        # Backing off as a client would (0.25 s, doubling to 2 s, with jitter): a
+        # thousand refused lanes must not turn into a flood of starts.
+        await asyncio.sleep(min(MAX_RETRY_PAUSE, RETRY_PAUSE * 2 ** tries)
+                            * random.uniform(0.75, 1.25))
+        tries += 1
+
+
+class Refused(Exception):
+    """The gateway refused to open the stream (its error code)."""
+
+
+async def read_stream(client: httpx.AsyncClient, url: str, token: str, last_seq: int | None,
+                      seen: set[int], load: Load) -> float | None:
+    """Read one opening of a run's stream into `seen`; when its terminal event arrived
+    (None: the stream ended or broke before it)."""
+    headers = {"Accept": "text/event-stream", "Authorization": f"Bearer {token}"}
+    if last_seq is not None:
+        headers["Last-Event-ID"] = str(last_seq)
+    parser = FrameParser()
+    async with client.stream("GET", url, headers=headers) as response:
+        if response.status_code != 200:
+            await response.aread()
+            try:
+                code = str(response.json()["error"]["code"])
+            except (ValueError, KeyError, TypeError):
+                code = str(response.status_code)
+            raise Refused(code)
+        async for line in response.aiter_lines():
+            if (frame := parser.feed(line)) is None:
+                continue
+            kind, doc, has_id = frame
+            if kind == "delta":
+                load.deltas += 1
+            elif has_id and isinstance(doc.get("seq"), int):
+                seen.add(doc["seq"])
+                if doc.get("type") in TERMINAL:
+                    return time.time()
+    return None
+
+
+async def follow(client: httpx.AsyncClient, design: str, run_id: str, token: str,
+                 load: Load) -> tuple[set[int], float | None] | None:
+    """The stored events' seqs the run's stream delivered and when its terminal event
+    arrived, resuming a cut stream with Last-Event-ID; None when the gateway refused
+    to open it (counted in sse_refused: the run is not followed)."""
+    seen: set[int] = set()
+    url = f"/api/v1/agent-designs/{design}/runs/{run_id}/events"
+    for opening in range(MAX_RESUMES + 1):
+        try:
+            arrived = await read_stream(client, url, token, max(seen, default=None), seen, load)
+        except Refused as refused:
+            if opening == 0:
+                load.sse_refused[str(refused)] += 1
+                return None
+            load.sse_refused[f"resume:{refused}"] += 1
+            break
+        except httpx.TransportError:
+            arrived = None
+        if arrived is not None:
+            return seen, arrived
+        if opening < MAX_RESUMES:
+            load.sse_resumed += 1
+    load.sse_given_up += 1
+    return seen, None
+
+
+async def poll_ends(dsn: str, load: Load, stop: asyncio.Event) -> None:
+    async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
+        while not stop.is_set():
+            ids = [run_id for run_id, future in load.pending.items() if not future.done()]
+            if ids:
+                rows = await (await conn.execute(
+                    "SELECT id::text, status, extract(epoch FROM finished_at)::float8, "
+                    "coalesce(error->>'code', '') FROM runs_run WHERE id = ANY(%s::uuid[]) "
+                    "AND finished_at IS NOT NULL", [ids])).fetchall()
+                for run_id, status, finished, code in rows:
+                    future = load.pending.get(run_id)
+                    if future is not None and not future.done():
+                        future.set_result((str(status) if status == "completed" else
+                                           f"{status}:{code}", float(finished)))
+            await asyncio.sleep(POLL)
+
+
+async def count_lost(dsn: str, seen: dict[str, set[int]]) -> int:
+    """Stored events (the runs' logs) the followed streams did not deliver: one query
+    for all of them, after the load."""
+    if not seen:
+        return 0
+    async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
+        rows = await (await conn.execute(
+            "SELECT run_id::text, seq FROM runs_runevent WHERE run_id = ANY(%s::uuid[])",
+            [list(seen)])).fetchall()
+    return sum(1 for run_id, seq in rows if int(seq) not in seen[str(run_id)])
+
+
+@dataclass
+class Lanes:
+    """What every lane shares."""
+
+    clients: list[httpx.AsyncClient]  # one per project, as its admin
+    projects: list[Project]
+    args: argparse.Namespace
+    per_user: int  # KIONGA_MAX_STREAMS_PER_USER
+    load: Load
+    deadline: float
+
+
+async def lane(index: int, lanes: Lanes) -> None:
+    args, load = lanes.args, lanes.load
+    count = len(lanes.projects)
+    client, project = lanes.clients[index % count], lanes.projects[index % count]
+    watcher = watcher_of(index, lanes.projects, lanes.per_user) if index < args.sample else None
+    loop = asyncio.get_running_loop()
+    for round_ in range(args.rounds):
+        if round_ and time.monotonic() > lanes.deadline:
+            return
+        started = await start_run(client, project.design, f"lane {index} round {round_}",
+                                  load, round_ == 0, lanes.deadline)
+        if started is None:
+            return
+        run_id, sent, accepted = started
+        future: asyncio.Future[tuple[str, float]] = loop.create_future()
+        load.pending[run_id] = future
+        followed = None
+        if watcher is not None:
+            followed = await follow(client, project.design, run_id, watcher, load)
+        status, finished = await future
+        load.spans.append((accepted, finished))
+        if status == "completed":
+            load.completed += 1
+        else:
+            load.failed += 1
+            load.failures[status] += 1
+        load.added_runner.append((finished - sent - args.latency) * 1000)
+        if followed is not None:
+            seen, arrived = followed
+            load.seen[run_id] = seen
+            if arrived is not None:
+                load.added_sse.append((arrived - sent - args.latency) * 1000)
+
+
+async def sample_memory(stack: Stack, peaks: dict[str, int], stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        for name, value in rss(stack, ("runner", "internal")).items():
+            peaks[name] = max(peaks.get(name, 0), value)
+        await asyncio.sleep(0.5)
+
+
+async def run_load(stack: Stack, clients: list[httpx.AsyncClient], projects: list[Project],
+                   args: argparse.Namespace, dsn: str,
+                   per_user: int) -> tuple[Load, float, dict[str, int]]:
+    load, stop = Load(), asyncio.Event()
+    peaks: dict[str, int] = {}
+    poller = asyncio.create_task(poll_ends(dsn, load, stop))
+    sampler = asyncio.create_task(sample_memory(stack, peaks, stop))
+    began = time.monotonic()
+    lanes = Lanes(clients, projects, args, per_user, load, began + args.max_seconds)
+    await asyncio.gather(*(lane(i, lanes) for i in range(args.runs)))
+    elapsed = time.monotonic() - began
+    stop.set()
+    await asyncio.gather(poller, sampler)
+    return load, elapsed, peaks
+
+
+async def create_designs(clients: list[httpx.AsyncClient], projects: list[Project]) -> None:
+    for client, project in zip(clients, projects, strict=True):
+        project.design = await create_design(client, project, "slow", model_graph())
+
+
+async def warm_up(stack: Stack, clients: list[httpx.AsyncClient], projects: list[Project],
+                  args: argparse.Namespace, dsn: str, per_user: int) -> None:
+    """Every process and connection warm: one slow run per project, followed."""
+    warm = argparse.Namespace(**{**vars(args), "runs": 2, "rounds": 1, "sample": 2})
+    await run_load(stack, clients, projects, warm, dsn, per_user)
+
+
+async def measure_load(stack: Stack, clients: list[httpx.AsyncClient],
+                       projects: list[Project], args: argparse.Namespace, dsn: str,
+                       per_user: int, idle: dict[str, int], upstream: str) -> dict[str, Any]:
+    load, elapsed, peaks = await run_load(stack, clients, projects, args, dsn, per_user)
+    in_flight = peak_overlap(load.spans)
+    calls = (await upstream_stats(upstream))["peak_in_flight"]
+    print(f"load: {in_flight} in flight at most, {load.refusals} refusals "
+          f"({load.first_burst_refused} of the first {args.runs} starts), "
+          f"{load.completed} completed in {elapsed:.1f} s", flush=True)
+    return {
+        "runs": args.runs, "latency": args.latency, "chunks": args.chunks,
+        "in_flight": in_flight, "refusals": load.refusals,
+        "first_burst_refused": load.first_burst_refused,
+        "refusal_codes": dict(load.codes), "completed": load.completed,
+        "failed": load.failed, "failures": dict(load.failures), "seconds": round(elapsed, 1),
+        "runs_per_s": round(load.completed / elapsed, 2),
+        "throughput_ratio": round(load.completed / elapsed / (args.runs / args.latency), 3),
+        "upstream_peak_in_flight": calls,
+        "runner_rss_idle_mb": round(idle["runner"] / MB, 1),
+        "runner_rss_peak_mb": round(peaks.get("runner", 0) / MB, 1),
+        "internal_rss_idle_mb": round(idle["internal"] / MB, 1),
+        "internal_rss_peak_mb": round(peaks.get("internal", 0) / MB, 1),
+        "runner_mb_per_run": round(max(0, peaks.get("runner", 0) - idle["runner"])
+                                   / MB / max(1, in_flight), 2),
+        "internal_mb_per_call": round(max(0, peaks.get("internal", 0) - idle["internal"])
+                                      / MB / max(1, calls), 2),
+        "added_p50_ms": quantile(load.added_sse, 0.5),
+        "added_p99_ms": quantile(load.added_sse, 0.99),
+        "added_runner_p50_ms": quantile(load.added_runner, 0.5),
+        "added_runner_p99_ms": quantile(load.added_runner, 0.99),
+        "sse_followed": len(load.seen), "sse_lost": await count_lost(dsn, load.seen),
+        "sse_refused": dict(load.sse_refused), "sse_resumed": load.sse_resumed,
+        "sse_given_up": load.sse_given_up, "sse_deltas": load.deltas,
+        "sse_watchers": sum(len(p.watchers) for p in projects), "sse_per_user": per_user,
+    }
