@@ -32,7 +32,7 @@ from django.core.asgi import get_asgi_application
 from django.core.wsgi import get_wsgi_application
 from django.urls import path, re_path
 
-from kionga import secret_box, secret_storage
+from kionga import secret_box
 from kionga.http_limits import RequestLimits
 from kionga.proxies import behind_trusted_proxies
 from kionga.stream_end import EndsWithLastChunk
@@ -41,10 +41,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kionga.settings")
 
 streams = EndsWithLastChunk(get_asgi_application())  # type: ignore[arg-type]
 requests = WSGIMiddleware(get_wsgi_application(), workers=16)  # type: ignore[arg-type]
-# No listener without the keys resource secrets are stored under, or with keys that do
-# not open them: a clear refusal to start instead of calls that cannot authenticate.
+# No listener without the keys resource secrets are stored under: a clear refusal
+# to start instead of calls that cannot authenticate (kionga.secret_box).
 secret_box.configured_keys()
-secret_storage.refuse_unknown_keys()
 
 
 def accepts_stream(scope: dict[str, Any]) -> bool:

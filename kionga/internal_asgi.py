@@ -21,7 +21,7 @@ from django.core.handlers.asgi import ASGIHandler
 from django.core.wsgi import get_wsgi_application
 from django.urls import Resolver404, resolve
 
-from kionga import secret_box, secret_storage
+from kionga import secret_box
 from kionga.http_limits import RequestLimits
 from runner import tracing
 
@@ -45,10 +45,9 @@ class LoopHandler(ASGIHandler):
 TRACE_SERVICE = "kionga-internal"
 
 requests = WSGIMiddleware(get_wsgi_application(), workers=16)  # type: ignore[arg-type]
-# No listener without the keys resource secrets are stored under, or with keys that do
-# not open them: a clear refusal to start instead of calls that cannot authenticate.
+# No listener without the keys resource secrets are stored under: a clear refusal
+# to start instead of calls that cannot authenticate (kionga.secret_box).
 secret_box.configured_keys()
-secret_storage.refuse_unknown_keys()
 coroutines = LoopHandler()
 
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from django.apps import apps
-from django.db import DatabaseError, connections, models, transaction
+from django.db import DatabaseError, models, transaction
 from django.db.models import F, Func, Value
 
 from kionga import secret_box
@@ -52,20 +52,6 @@ def unknown_key_problems() -> list[str]:
             "`manage.py reencrypt_secrets` finished)."
             for column, found in sorted(counts.items())
             for kid, n in sorted(found.items()) if kid and kid not in known]
-
-
-def refuse_unknown_keys() -> None:
-    """Raises SecretKeyError when a stored secret is under a key not configured: a
-    listener started with a wrong (but well-formed) key stops with what to fix instead of
-    serving calls that cannot authenticate. A database that is away says nothing here
-    (the listener starts and answers 503 until it is back). Called at start-up, it closes
-    the connection it opened rather than leave it to the event loop's thread."""
-    try:
-        problems = unknown_key_problems()
-    finally:
-        connections.close_all()
-    if problems:
-        raise secret_box.SecretKeyError(" ".join(problems))
 
 
 def reencrypt_all(batch: int = 200) -> dict[str, int]:
