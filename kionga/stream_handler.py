@@ -5,7 +5,7 @@ Django's own ASGI handler loads the middleware chain for async use: a sync-only 
 it (or a sync view) is adapted with sync_to_async per middleware and view, each hop in
 a thread made for the request. Here the same chain (settings.MIDDLEWARE, loaded by
 Django's BaseHandler) is loaded for sync use and run, with the view, by one call of
-Django's `get_response` in one of runs.pooled's reused threads, which hands its
+Django's `get_response` in one of kionga.pooled's reused threads, which hands its
 database connection back after the call. Only the stream itself is served by the event
 loop: Django's handler sends the view's StreamingHttpResponse and iterates its async
 content there, holding no thread. Views served this way are sync (their database
@@ -23,7 +23,7 @@ from django.http import HttpRequest, HttpResponseBase
 
 class PooledASGIHandler(ASGIHandler):
     def __init__(self) -> None:
-        from runs.pooled import pooled  # after django.setup() (get_asgi_application)
+        from kionga.pooled import pooled  # after django.setup() (get_asgi_application)
 
         BaseHandler.__init__(self)
         self.load_middleware(is_async=False)

@@ -22,12 +22,12 @@ from kionga.auth import fresh_session_request
 from kionga.errors import api_error_response, invalid_field
 from kionga.models import Role
 from kionga.openapi import ERRORS, ok
+from kionga.pooled import pooled
 from kionga.request_body import parse
 from runs import admission, idempotency, node_records, read, start_read, start_stream, stream_open
 from runs import openapi as doc
 from runs.cancel import do_cancel_run
 from runs.models import Run
-from runs.pooled import pooled
 from runs.serializers import StartRunSerializer
 from runs.sse import Opening, run_event_stream
 from runs.start import StartRequest, start_target
