@@ -3,7 +3,7 @@
 A waiting poll holds no thread and no database connection: it waits on a future that
 the loop's one watcher completes. The watcher reads, every WATCH_SECONDS while any
 poll waits, which of the awaited requests are no longer pending (or past their
-deadline) in one query for all of them, in one of runs.pooled's threads. A decision
+deadline) in one query for all of them, in one of kionga.pooled's threads. A decision
 taken on the public listener thus reaches the waiting run within WATCH_SECONDS,
 whatever the number of waiting runs (docs/decisions/parked-approval-runs.md).
 """

@@ -16,10 +16,13 @@ PRODUCT_APPS = ("designs", "deployments", "runs", "evaluations", "approvals", "o
                 "triggers")
 
 
-def app_url_includes(module_name: str, prefix: str = "") -> list[URLResolver]:
-    """``include("<app>.<module_name>")`` for every product app that has that module."""
+def app_url_includes(module_name: str, prefix: str = "",
+                     first: tuple[str, ...] = ()) -> list[URLResolver]:
+    """``include("<app>.<module_name>")`` for every product app that has that module,
+    the apps named in `first` first (Django tries a path against each pattern in turn)."""
+    apps = [*first, *(app for app in PRODUCT_APPS if app not in first)]
     return [
         path(prefix, include(f"{app}.{module_name}"))
-        for app in PRODUCT_APPS
+        for app in apps
         if find_spec(f"{app}.{module_name}") is not None
     ]

@@ -1,13 +1,15 @@
 """ASGI entry point of the public listener: ``uvicorn kionga.asgi:application``.
 
 Channels routes each connection (ProtocolTypeRouter, then URLRouter by path) to one of
-two ways into the same Django project, so every request passes Django's middleware,
-DRF and the views' rules whichever way it takes:
+three ways into the same Django project (one MIDDLEWARE, one URLconf), so every
+request passes Django's middleware, DRF and the views' rules whichever way it takes:
 
-- `streams`: Django's ASGI handler, for the answers that are event streams (a run's
-  `…/events`, a run start with `Accept: text/event-stream`, a project's notices): they wait on Redis
-  without holding a thread (runs.views), and a stream's last chunk goes out with the
-  answer's end (kionga.stream_end).
+- `streams`: Django's ASGI handler with the middleware chain and the view in one
+  pooled thread hop (kionga.stream_handler), for a run's event streams (`…/events`, a
+  run start with `Accept: text/event-stream`): they wait on Redis without holding a
+  thread (runs.views), and a stream's last chunk goes out with the answer's end
+  (kionga.stream_end).
+- `notices`: Django's own ASGI handler, for a project's notices (django-eventstream).
 - `requests`: Django's WSGI handler in a worker thread (a2wsgi), for every other
   request: one thread hop per request instead of Django's ASGI path, which costs
   several hops and ~2 ms more for each sync view. A HEAD is the route's GET without
@@ -36,10 +38,12 @@ from kionga import secret_box
 from kionga.http_limits import RequestLimits
 from kionga.proxies import behind_trusted_proxies
 from kionga.stream_end import EndsWithLastChunk
+from kionga.stream_handler import PooledASGIHandler
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kionga.settings")
 
-streams = EndsWithLastChunk(get_asgi_application())  # type: ignore[arg-type]
+notices = EndsWithLastChunk(get_asgi_application())  # type: ignore[arg-type]
+streams = EndsWithLastChunk(PooledASGIHandler())  # type: ignore[arg-type]
 requests = WSGIMiddleware(get_wsgi_application(), workers=16)  # type: ignore[arg-type]
 # No listener without the keys resource secrets are stored under: a clear refusal
 # to start instead of calls that cannot authenticate (kionga.secret_box).
@@ -51,13 +55,14 @@ def accepts_stream(scope: dict[str, Any]) -> bool:
                for name, value in scope.get("headers", ()))
 
 
-def negotiated(*methods: str) -> Any:
-    """An ASGI app: `streams` for these methods with `Accept: text/event-stream`,
-    `requests` otherwise (the route's JSON answers, its refusals of other methods)."""
+def negotiated(*methods: str, of_notices: bool = False) -> Any:
+    """An ASGI app: `streams` (`notices` for the notices route) for these methods with
+    `Accept: text/event-stream`, `requests` otherwise (the route's JSON answers, its
+    refusals of other methods)."""
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope.get("method") in methods and accepts_stream(scope):
-            await streams(scope, receive, send)
+            await (notices if of_notices else streams)(scope, receive, send)
         elif scope.get("method") == "HEAD":
             await head_as_get(scope, receive, send)
         else:
@@ -85,7 +90,7 @@ http = URLRouter([
          negotiated("GET", "HEAD")),
     path("api/v1/agent-designs/<uuid:design_id>/runs", negotiated("POST")),
     # A project's notices (kionga.projects.notice_views: django-eventstream's channel).
-    path("api/v1/projects/<int:project_id>/notices", negotiated("GET")),
+    path("api/v1/projects/<int:project_id>/notices", negotiated("GET", of_notices=True)),
     re_path(r"", negotiated()),  # every other request: `requests`
 ])
 

@@ -2,7 +2,7 @@
 
 Any route that meets such an error answers 503 `service_unavailable` with Retry-After
 (DatabaseUnavailable): every Django view, DRF's included (its handler leaves database
-errors to Django), through kionga.middleware; event streams through runs.pooled.
+errors to Django), through kionga.middleware; event streams through kionga.pooled.
 How long a request waits for a connection is bounded by KIONGA_DB_CONNECT_TIMEOUT
 (kionga.settings: the pool's timeout and libpq's connect_timeout).
 docs/decisions/postgresql-away.md says why it is built so.

@@ -36,7 +36,7 @@ class LoopHandler(ASGIHandler):
     request and kept until it ends, which would cost one idle thread per call in
     flight. Here they go to asgiref's one shared thread; they are short (the
     internal MIDDLEWARE has no blocking hook), and views' database work goes to
-    runs.pooled."""
+    kionga.pooled."""
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         await self.handle(scope, receive, send)

@@ -125,11 +125,11 @@ class RequestRefusals(MiddlewareMixin):
 
 
 class SyncChainMiddleware:
-    """Last in MIDDLEWARE, sync only: under ASGI (event streams) Django then runs the
-    whole chain above it in one worker thread, instead of hopping to a thread and
-    back for each method of each middleware (16 hops, ~5 ms per stream opened). The
-    SSE view still runs as a coroutine and its stream is served by the event loop
-    without holding a thread."""
+    """Last in MIDDLEWARE, sync only: under Django's ASGI handler (a project's notices,
+    kionga.asgi) Django then runs the whole chain above it in one worker thread, instead
+    of hopping to a thread and back for each method of each middleware (16 hops, ~5 ms
+    per stream opened). The stream is still served by the event loop without holding a
+    thread."""
 
     sync_capable = True
     async_capable = False

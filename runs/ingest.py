@@ -153,17 +153,23 @@ def store_entries(entries: list[Entry]) -> Outcome:
             accepted.append(checked)
         else:
             outcome.rejected.append(checked)
-    # Records first: when a run's ending is stored, the records sent before it are too.
-    _store_records(records, outcome)
     by_run = _by_run(accepted, outcome.rejected)
     try:
         # One transaction (one durable commit) for the whole batch, whatever its
-        # runs: commits, not rows, are what a busy ingester pays for.
+        # runs: commits, not rows, are what a busy ingester pays for. Records first:
+        # when a run's ending is stored, the records sent before it are too.
+        with transaction.atomic():
+            node_records.insert([row for _entry, row in records])
+            outcome.stored = _store_runs(by_run)
+        return outcome
+    except REFUSED:
+        log.warning("the database refused a batch of %d events and %d records; storing "
+                    "the records, then run by run", len(accepted), len(records))
+    _store_records(records, outcome)
+    try:
         with transaction.atomic():
             outcome.stored = _store_runs(by_run)
     except REFUSED:
-        log.warning("the database refused a batch of %d events; storing run by run",
-                    len(accepted))
         for run_id, items in by_run.items():
             outcome.stored += _store_run_isolated(run_id, items, outcome)
     return outcome

@@ -4,7 +4,7 @@
 APIView class (the decorators' authentication, permissions, parsers, renderers and
 schema; the same exception handler and error shape), whose `initial` step
 (authentication, permissions, throttles: database and Redis reads) runs in one of
-runs.pooled's threads (`in_thread`), which hands its database connection back before
+kionga.pooled's threads (`in_thread`), which hands its database connection back before
 the view awaits anything. The view then waits on an upstream holding neither a thread
 nor a database connection. kionga.internal_asgi serves such views on its event loop.
 """
@@ -21,14 +21,14 @@ from django.http.response import HttpResponseBase
 from rest_framework.decorators import api_view
 from rest_framework.views import APIView
 
-from runs.pooled import pooled
+from kionga.pooled import pooled
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
 
 def in_thread(fn: Callable[P, T]) -> Callable[P, Awaitable[T]]:
-    """runs.pooled(fn), unless a synchronous caller is blocked waiting for this event
+    """kionga.pooled(fn), unless a synchronous caller is blocked waiting for this event
     loop (async_to_sync: Django's test client, a command calling a view): then in that
     caller's thread, with its connection and transaction, as asgiref's thread-sensitive
     mode runs it (kionga.internal_asgi's loop has no such caller)."""

@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from django.db import transaction
 
+from kionga import prepared_sql
 from kionga.access import AnyUser
 from kionga.errors import not_found
 from runner.records import MAX_RECORD_BYTES, STATUSES
@@ -69,12 +70,9 @@ def store(rows: list[RecordRow], refused_by: tuple[type[Exception], ...]) -> lis
     are an entry's fault), tried one by one after a refused batch."""
     if not rows:
         return []
-    known = {str(pk) for pk in Run.objects.filter(
-        pk__in={uuid.UUID(r.run_id) for r in rows}).values_list("pk", flat=True)}
-    rows = [r for r in rows if r.run_id in known]  # pruned or unknown: nothing to keep
     try:
         with transaction.atomic():
-            _insert(rows)
+            insert(rows)
         return []
     except refused_by:
         pass
@@ -82,17 +80,31 @@ def store(rows: list[RecordRow], refused_by: tuple[type[Exception], ...]) -> lis
     for row in rows:
         try:
             with transaction.atomic():
-                _insert([row])
+                insert([row])
         except refused_by:
             refused.append(row)
     return refused
 
 
-def _insert(rows: list[RecordRow]) -> None:
-    NodeRecord.objects.bulk_create(
-        [NodeRecord(run_id=r.run_id, node_id=r.node_id, attempt=r.attempt, status=r.status,
-                    tokens=r.tokens, duration_ms=r.duration_ms, data=r.data) for r in rows],
-        ignore_conflicts=True)
+_INSERT: Final = (
+    f"INSERT INTO {NodeRecord._meta.db_table} "
+    "(run_id, node_id, attempt, status, tokens, duration_ms, data) "
+    "SELECT v.* FROM unnest(%b::uuid[], %b::varchar[], %b::integer[], %b::varchar[], "
+    "%b::bigint[], %b::integer[], %b::jsonb[]) "
+    "AS v(run_id, node_id, attempt, status, tokens, duration_ms, data) "
+    f"WHERE EXISTS (SELECT 1 FROM {Run._meta.db_table} r WHERE r.id = v.run_id) "
+    "ON CONFLICT DO NOTHING")
+
+
+def insert(rows: list[RecordRow]) -> None:
+    """The rows of runs that exist (a pruned or unknown run's are dropped), once each,
+    in one prepared statement whatever their number (kionga.prepared_sql)."""
+    if rows:
+        prepared_sql.execute(_INSERT, [[uuid.UUID(r.run_id) for r in rows],
+                                       [r.node_id for r in rows], [r.attempt for r in rows],
+                                       [r.status for r in rows], [r.tokens for r in rows],
+                                       [r.duration_ms for r in rows],
+                                       [json.dumps(r.data) for r in rows]])
 
 
 def summary(data: dict[str, Any]) -> dict[str, Any]:

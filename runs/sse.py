@@ -29,12 +29,12 @@ from typing import Any, Final
 import redis
 
 from kionga.database import DatabaseUnavailable
+from kionga.pooled import pooled
 from kionga.redis_client import async_redis
 from kionga.stream_end import LastChunk
 from runner import protocol
 from runs.event_keys import entry_authentic
 from runs.models import FINAL_STATUSES, Run, RunEvent
-from runs.pooled import pooled
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ def opening(run: Run, after: int) -> Opening:
     return run.status in FINAL_STATUSES, _stored_after(str(run.pk), after)
 
 
-# A stream lives for minutes: these hand their connection back at once (runs.pooled).
+# A stream lives for minutes: these hand their connection back at once (kionga.pooled).
 stored_after = pooled(_stored_after)
 is_final = pooled(_is_final)
 

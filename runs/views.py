@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator
 from dataclasses import replace
 from functools import partial
 
-from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponseBase
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -23,12 +22,12 @@ from kionga.auth import fresh_session_request
 from kionga.errors import api_error_response, invalid_field
 from kionga.models import Role
 from kionga.openapi import ERRORS, ok
+from kionga.pooled import pooled
 from kionga.request_body import parse
 from runs import admission, idempotency, node_records, read, start_read, start_stream, stream_open
 from runs import openapi as doc
 from runs.cancel import do_cancel_run
 from runs.models import Run
-from runs.pooled import pooled
 from runs.serializers import StartRunSerializer
 from runs.sse import Opening, run_event_stream
 from runs.start import StartRequest, start_target
@@ -131,26 +130,26 @@ def events_page(request: Request, design_id: uuid.UUID, run_id: uuid.UUID) -> Re
     return Response(read.check_events_page(request.user, design_id, run_id, after, limit))
 
 
-async def events(request: HttpRequest, design_id: uuid.UUID,
-                 run_id: uuid.UUID) -> HttpResponseBase:
-    """JSON pages through DRF; `Accept: text/event-stream` streams without holding a thread,
-    after the API's own authentication, permissions and throttles (kionga.api_request).
-    A HEAD of the stream answers its headers (or its refusal) and takes no place."""
+def events(request: HttpRequest, design_id: uuid.UUID, run_id: uuid.UUID) -> HttpResponseBase:
+    """JSON pages through DRF; `Accept: text/event-stream` streams without holding a thread
+    (kionga.stream_handler: the opening's database work is in the request's one thread
+    hop), after the API's own authentication, permissions and throttles
+    (kionga.api_request). A HEAD of the stream answers its headers (or its refusal) and
+    takes no place."""
     # Other methods get DRF's answer (405, or 406 for this Accept), as on any route.
     streamed = request.method in ("GET", "HEAD")
     if not streamed or "text/event-stream" not in request.headers.get("Accept", ""):
-        return await sync_to_async(events_page)(request, design_id, run_id)
+        return events_page(request, design_id, run_id)
     try:
         last = read.parse_after(request.headers.get("Last-Event-ID")
                                 or request.GET.get("after"), strict=False)
-        # The stream may last minutes: the connection goes back to the pool at once.
-        user_id, found, start = await pooled(_open_stream)(request, design_id, run_id, last)
+        user_id, found, start = _open_stream(request, design_id, run_id, last)
         if request.method == "HEAD":
             BUDGET.check(user_id)  # the refusal an open would get now
             return start_stream.event_stream(_nothing())
         # After the access check: only people who may read the run take a place.
         release = BUDGET.open(user_id)
-    except APIException as exc:  # a 503 too when the database is away (runs.pooled)
+    except APIException as exc:
         return api_error_response(exc)
     check = partial(pooled(_recheck), request, design_id, run_id)
     response = start_stream.event_stream(

@@ -27,6 +27,7 @@ def handler_of(monkeypatch: pytest.MonkeyPatch, method: str, path: str,
         return app
 
     monkeypatch.setattr(asgi, "streams", named("streams"))
+    monkeypatch.setattr(asgi, "notices", named("notices"))
     monkeypatch.setattr(asgi, "requests", named("requests"))
     scope = {"type": "http", "method": method, "path": path, "headers": headers}
     asyncio.run(asgi.router(scope, None, None))
@@ -59,6 +60,6 @@ def test_it_streams_a_run_start_that_asks_for_sse(monkeypatch: pytest.MonkeyPatc
 def test_it_streams_a_projects_notices_that_ask_for_sse(
         monkeypatch: pytest.MonkeyPatch) -> None:
     notices = "/api/v1/projects/1/notices"
-    assert handler_of(monkeypatch, "GET", notices, SSE) == "streams GET"
+    assert handler_of(monkeypatch, "GET", notices, SSE) == "notices GET"
     assert handler_of(monkeypatch, "GET", notices, JSON) == "requests GET"
     assert handler_of(monkeypatch, "POST", notices, SSE) == "requests POST"

@@ -3,7 +3,7 @@
 Each returns the JSON of runner/resources.py's contract. Upstream answers pass
 through kionga.upstream.scrub with the resource's secrets before they leave.
 Upstream calls are awaited on the event loop (kionga.upstream), inside the project's
-and the resource's call slots; database work goes through runs.pooled, so no
+and the resource's call slots; database work goes through kionga.pooled, so no
 database connection is held while an upstream answers.
 """
 

@@ -10,6 +10,7 @@ the pool, which drops it.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -30,7 +31,9 @@ def pooled(fn: Callable[P, T]) -> Callable[P, Awaitable[T]]:
 
     async def call(*args: P.args, **kwargs: P.kwargs) -> T:
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(_THREADS, partial(_closing, fn, *args, **kwargs))
+        # In the caller's context (its context variables), as asgiref's sync_to_async.
+        work: Callable[[], T] = partial(_closing, fn, *args, **kwargs)
+        return await loop.run_in_executor(_THREADS, contextvars.copy_context().run, work)
 
     return call
 
