@@ -34,7 +34,7 @@ from django.core.asgi import get_asgi_application
 from django.core.wsgi import get_wsgi_application
 from django.urls import path, re_path
 
-from kionga import secret_box
+from kionga import secret_box, start_checks
 from kionga.http_limits import RequestLimits
 from kionga.proxies import behind_trusted_proxies
 from kionga.stream_end import EndsWithLastChunk
@@ -94,7 +94,7 @@ http = URLRouter([
     re_path(r"", negotiated()),  # every other request: `requests`
 ])
 
-router = ProtocolTypeRouter({"http": http})
+router = ProtocolTypeRouter({"http": http, "lifespan": start_checks.lifespan})
 
 application = behind_trusted_proxies(
     RequestLimits(router, settings.KIONGA_MAX_BODY_BYTES),  # type: ignore[arg-type]

@@ -21,7 +21,7 @@ from django.core.handlers.asgi import ASGIHandler
 from django.core.wsgi import get_wsgi_application
 from django.urls import Resolver404, resolve
 
-from kionga import secret_box
+from kionga import secret_box, start_checks
 from kionga.http_limits import RequestLimits
 from runner import tracing
 
@@ -64,6 +64,9 @@ def on_loop(scope: dict[str, Any]) -> bool:
 
 
 async def dispatch(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    if scope["type"] == "lifespan":
+        await start_checks.lifespan(scope, receive, send)
+        return
     traceparent = _traceparent(scope) if tracing.enabled() else None
     if traceparent is None:
         await _handle(scope, receive, send)

@@ -64,7 +64,7 @@ def _uvicorn(app: str, name: str, port: int,
              env: dict[str, str]) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     environment = {**os.environ, "DATABASE_URL": database_url_of_tests(),
                    "DJANGO_SETTINGS_MODULE": "kionga.settings", **env}
-    command = [sys.executable, "-m", "uvicorn", app, "--lifespan", "off",
+    command = [sys.executable, "-m", "uvicorn", app, "--lifespan", "on",
                "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
                "--no-access-log"]
     with tempfile.TemporaryFile() as log:

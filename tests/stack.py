@@ -93,7 +93,7 @@ class Stack:
         return env
 
     def commands(self) -> dict[str, list[str]]:
-        uvicorn = [str(VENV_BIN / "uvicorn"), "--lifespan", "off", *HTTP_LIMITS,
+        uvicorn = [str(VENV_BIN / "uvicorn"), "--lifespan", "on", *HTTP_LIMITS,
                    "--host", "127.0.0.1", "--no-access-log"]
         return {
             "gateway": [*uvicorn, "--port", str(self.gateway_port), "--workers",

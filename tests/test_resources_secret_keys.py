@@ -8,6 +8,8 @@ import json
 import os
 import subprocess
 import sys
+import time
+import urllib.request
 from io import StringIO
 from typing import Any
 
@@ -21,6 +23,7 @@ from kionga import secret_box
 from kionga.checks import check_secret_keys, check_stored_secret_keys
 from kionga.models import AuditEvent, Project
 from kionga.resource_models import ApiConnection, Function, ModelEndpoint
+from tests.internal_listener import database_url_of_tests, free_port
 
 OLD = secret_box.new_key()
 NEW = secret_box.new_key()
@@ -116,6 +119,45 @@ def test_a_listener_does_not_start_without_a_valid_key(listener: str, value: str
                           cwd=settings.BASE_DIR, capture_output=True, text=True, timeout=120)
     assert done.returncode != 0
     assert "KIONGA_SECRET_KEYS" in done.stderr and "SecretKeyError" in done.stderr
+
+
+def start_listener(listener: str, keys: str) -> subprocess.CompletedProcess[str] | None:
+    """Start the listener as the Procfile does; its outcome when it exits, None when
+    its /healthz answers (it is stopped then)."""
+    port = free_port()
+    env = {**os.environ, "KIONGA_SECRET_KEYS": keys, "DATABASE_URL": database_url_of_tests(),
+           "DJANGO_SETTINGS_MODULE": "kionga.settings"}
+    command = [sys.executable, "-m", "uvicorn", f"{listener}:application", "--lifespan", "on",
+               "--host", "127.0.0.1", "--port", str(port), "--log-level", "info"]
+    process = subprocess.Popen(command, cwd=settings.BASE_DIR, env=env, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 60
+    try:
+        while process.poll() is None and time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
+                    return None
+            except OSError:
+                time.sleep(0.1)
+        out, _ = process.communicate(timeout=10)
+        return subprocess.CompletedProcess(command, process.returncode, out)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("listener", ["kionga.asgi", "kionga.internal_asgi"])
+def test_a_listener_does_not_start_with_a_wrong_key(listener: str, acme: Project) -> None:
+    # Well-formed but not the key the stored secrets are under: the listener stops at
+    # start-up with the key id to restore, instead of failing every call needing one.
+    with override_settings(KIONGA_SECRET_KEYS=[OLD]):
+        make_resources(acme)
+    done = start_listener(listener, WRONG)
+    assert done is not None and done.returncode != 0
+    assert "SecretKeyError" in done.stdout and f"key id {kid(OLD)}" in done.stdout
+    assert start_listener(listener, f"{WRONG},{OLD}") is None  # the old key back: it serves
 
 
 def test_a_listener_starts_with_a_valid_key() -> None:
