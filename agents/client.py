@@ -5,7 +5,9 @@ event loop (docs/decisions/agent-runtime-aiohttp-client.md).
 aiohttp rather than httpx here: a request costs about a third of httpcore's CPU (its
 parser is llhttp in C; no anyio cancel scopes, no per-request pool scan), and a turn
 makes three of them. The session is made on first use, in the running loop (aiohttp
-binds it to one), and keeps no cookies: turns of different callers share it.
+binds it to one); as with httpx before it, it keeps no cookies (turns of different
+callers share it), follows no redirect (a credential never goes where it was not sent)
+and reads no proxy from the environment.
 """
 
 from __future__ import annotations
@@ -63,8 +65,8 @@ class SharedSession:
     async def post(self, url: str, data: bytes, headers: Mapping[str, str],
                    timeout: aiohttp.ClientTimeout) -> Answer:
         """The whole answer; UNREACHABLE's errors when there is none."""
-        async with self.session.post(url, data=data, headers=headers,
-                                     timeout=timeout) as response:
+        async with self.session.post(url, data=data, headers=headers, timeout=timeout,
+                                     allow_redirects=False) as response:
             return Answer(response.status, response.headers, await response.read())
 
     async def aclose(self) -> None:
@@ -85,7 +87,8 @@ class AiohttpChat:
                                         sock_read=config.read_timeout)
         try:
             async with self._shared.session.post(url, data=body, headers=headers,
-                                                 timeout=timeout) as response:
+                                                 timeout=timeout,
+                                                 allow_redirects=False) as response:
                 yield _AiohttpAnswer(response)
         except TimeoutError as exc:
             raise TimeoutError(str(exc) or type(exc).__name__) from None
