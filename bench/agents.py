@@ -1,6 +1,6 @@
 """One agent runtime process under concurrent turns (not a test).
 
-    .venv/bin/python bench/agents.py [--turns 500] [--latency 2.0] [--warmup 50]
+    .venv/bin/python bench/agents.py [--turns 500] [--latency 2.0] [--warmup 50] [--profile FILE]
 
 Starts, on loopback:
 - a peers process (uvicorn): an OpenAI-compatible chat completions upstream that
