@@ -1,10 +1,11 @@
 """Plain ASGI plumbing of the agent runtime: the request's bounded body, its caller's key,
-JSON and Server-Sent Events answers. No framework: five routes do not need one.
+JSON and Server-Sent Events answers, and the HTTP parser uvicorn runs (httptools with
+a bound on a request's head). No framework: five routes do not need one.
 
 Body bounds: a Content-Length that is not one non-negative decimal number (e.g. `-1`,
 two different values) is 400 before anything is read; above MAX_BODY, or a chunked
-body growing past it, is 413. (uvicorn's parser refuses most malformed lengths itself;
-this holds whatever the server lets through.)
+body growing past it, is 413. (httptools refuses most malformed lengths itself; this
+holds whatever the server lets through.)
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any, Final
 
 from contracts.agent_runtime import API_KEY_PREFIX, INVALID_API_KEY
+from runner.http_head import HeadBoundHttpToolsProtocol
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -27,7 +29,11 @@ AUTHENTICATE: Final = 'Bearer realm="agent"'
 # The `type` an OpenAI client reads from an error, per status.
 ERROR_TYPES: Final = {400: "invalid_request_error", 401: "authentication_error",
                       404: "not_found_error", 405: "invalid_request_error",
-                      413: "invalid_request_error", 429: "rate_limit_error"}
+                      408: "invalid_request_error", 413: "invalid_request_error",
+                      429: "rate_limit_error", 431: "invalid_request_error"}
+# A request's head: at most this many bytes (as h11's bound), within this many seconds.
+MAX_HEAD_BYTES: Final = 16 * 1024
+HEAD_TIMEOUT_SECONDS: Final = 10.0
 
 
 class HttpError(Exception):
@@ -43,6 +49,19 @@ def error_body(status: int, code: str, message: str) -> dict[str, Any]:
     """The platform's error shape, with the `type` OpenAI's clients read."""
     return {"error": {"code": code, "message": message,
                       "type": ERROR_TYPES.get(status, "server_error")}}
+
+
+class BoundedHttpProtocol(HeadBoundHttpToolsProtocol):
+    """The runtime's HTTP parser (agents/serve.py): httptools, its head bounded in bytes
+    and time (runner.http_head), refusals in the platform's error shape."""
+
+    max_head_bytes = MAX_HEAD_BYTES
+
+    def head_timeout(self) -> float:
+        return HEAD_TIMEOUT_SECONDS
+
+    def error_json(self, status: int, code: str, message: str) -> bytes:
+        return dumps(error_body(status, code, message))
 
 
 def header(scope: Scope, name: bytes) -> list[bytes]:

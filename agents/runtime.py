@@ -9,12 +9,14 @@ calling resources and approvals there with X-Kionga-Turn, and is reported (POST
 agent-turns/{id}/report). Requests that open no turn (the models list, MCP's handshake)
 have the key checked with POST agent-keys/check.
 
-Connections: one client to the gateway (Gateway) and one transport for resources and
-the platform model, shared by every turn on the event loop (a client per turn would build
-an SSL context and a pool per turn). Each is POOLS pools taken in turn:
-httpcore scans all of a pool's connections for every request it places, so one pool
-holding a connection per turn in flight costs each request time in proportion to the
-turns in flight (measured: 14 ms of CPU per turn at 100 in flight).
+Connections, shared by every turn on the event loop (a client per turn would build an
+SSL context and a pool per turn): the gateway's open and report and the platform model
+go through one aiohttp session (agents/client.py: the three requests every turn makes);
+the graph's resource calls (runner.http_resources, on httpx) through SharedTransport,
+POOLS httpcore pools taken in turn: httpcore scans all of a pool's connections for every
+request it places, so one pool holding a connection per turn in flight costs each
+request time in proportion to the turns in flight (measured: 14 ms of CPU per turn at
+100 in flight).
 """
 
 from __future__ import annotations
@@ -28,10 +30,11 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-import httpcore
+import aiohttp
 import httpx
 
 from agents.canary import Canary, Served, serves_canary
+from agents.client import UNREACHABLE, AiohttpChat, Answer, SharedSession
 from agents.native_graph import NativeGraph
 from contracts.agent_runtime import INVALID_API_KEY, KEY_HEADER, THROTTLED, TURN_HEADER
 from runner import tracing
@@ -100,53 +103,24 @@ class SharedTransport(httpx.AsyncBaseTransport):
             await pool.aclose()
 
 
-@dataclass(frozen=True)
-class Answer:
-    status: int
-    headers: dict[str, str]
-    body: bytes
-
-    def json(self) -> Any:
-        return json.loads(self.body)
-
-
-# What httpcore raises when the peer cannot be reached or speaks no HTTP.
-UNREACHABLE: Final = (httpcore.TimeoutException, httpcore.NetworkError, httpcore.ProtocolError,
-                      httpcore.UnsupportedProtocol, httpcore.ConnectionNotAvailable, OSError)
-
-
 class Gateway:
-    """JSON POSTs to the internal listener with the agent credential, on httpcore's pools
-    (httpx's own, without its client layer: two thirds of the CPU of an httpx request;
-    a turn makes two of these)."""
+    """JSON POSTs to the internal listener with the agent credential (and the caller's
+    key when there is one), on the shared session."""
 
-    def __init__(self, base_url: str, credential: str, pools: int = POOLS) -> None:
+    def __init__(self, base_url: str, credential: str, shared: SharedSession) -> None:
         self.base_url = base_url.rstrip("/") + "/"
-        context = httpx.create_ssl_context()
-        self._pools = [httpcore.AsyncConnectionPool(ssl_context=context,
-                                                    max_keepalive_connections=16)
-                       for _ in range(pools)]
-        self._next = itertools.cycle(self._pools)
-        self._headers = [(b"Authorization", f"Bearer {credential}".encode("latin-1")),
-                         (b"Content-Type", b"application/json"),
-                         (b"Accept", b"application/json")]
-        timeout = GATEWAY_TIMEOUT
-        self._extensions = {"timeout": {"connect": timeout, "read": timeout,
-                                        "write": timeout, "pool": timeout}}
+        self._shared = shared
+        self._headers = {"Authorization": f"Bearer {credential}",
+                         "Content-Type": "application/json", "Accept": "application/json"}
+        self._timeout = aiohttp.ClientTimeout(total=None, connect=GATEWAY_TIMEOUT,
+                                              sock_read=GATEWAY_TIMEOUT)
 
     async def post(self, path: str, body: dict[str, Any], key: str | None = None) -> Answer:
         """The answer; UNREACHABLE's errors when there is none."""
-        headers = self._headers + ([(KEY_HEADER.encode(), key.encode("latin-1"))] if key else [])
-        response = await next(self._next).request(
-            "POST", self.base_url + path, headers=headers, extensions=self._extensions,
-            content=json.dumps(body, ensure_ascii=False).encode("utf-8"))
-        return Answer(response.status,
-                      {k.decode("latin-1").lower(): v.decode("latin-1")
-                       for k, v in response.headers}, response.content)
-
-    async def aclose(self) -> None:
-        for pool in self._pools:
-            await pool.aclose()
+        headers = {**self._headers, KEY_HEADER: key} if key else self._headers
+        return await self._shared.post(self.base_url + path,
+                                       json.dumps(body, ensure_ascii=False).encode("utf-8"),
+                                       headers, self._timeout)
 
 
 class Runtime:
@@ -162,13 +136,15 @@ class Runtime:
         self.canary = canary
         self.llm, self.secret_patterns, self.name = llm, secret_patterns, name
         self.started = int(time.time())
-        self.shared = SharedTransport()
-        self.gateway = Gateway(self.gateway_url, credential)
+        self.shared = SharedTransport()  # the graph's resource calls (httpx)
+        self.session = SharedSession()  # the gateway's and the model's (aiohttp)
+        self.gateway = Gateway(self.gateway_url, credential, self.session)
         self.backend: ModelBackend | None = (
-            OpenAIBackend(llm, transport=self.shared) if llm.backend == "openai" else None)
+            OpenAIBackend(llm, http=AiohttpChat(self.session)) if llm.backend == "openai"
+            else None)
 
     async def aclose(self) -> None:
-        await self.gateway.aclose()
+        await self.session.aclose()
         await self.shared.close()
 
     def health(self) -> dict[str, Any]:

@@ -15,8 +15,8 @@ KIONGA_AGENT_HOST (127.0.0.1), KIONGA_AGENT_PORT (8080; 0 picks a free one, logg
 MLAIOPS_LLM_BACKEND / _MODEL / _BASE_URL / _API_KEY (the platform model, as on the
 runner), KIONGA_SECRET_PATTERNS.
 
-The HTTP parser is uvicorn's h11: its bound on an incomplete request head (16 KiB) is
-built in; callers reach this process from outside the platform.
+The HTTP parser is httptools with a bound on a request's head, 16 KiB within 10 s
+(agents.http.BoundedHttpProtocol): callers reach this process from outside the platform.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ import uvicorn
 
 from agents.app import App
 from agents.canary import load_canary
+from agents.http import BoundedHttpProtocol
 from agents.native_graph import ArtifactError, build_native
 from agents.runtime import Runtime
 from runner.env import Env, EnvError
@@ -83,9 +84,9 @@ def main() -> int:
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
-    config = uvicorn.Config(App(runtime), http="h11", lifespan="on", log_level="warning",
-                            proxy_headers=False, server_header=False, backlog=4096,
-                            timeout_graceful_shutdown=GRACEFUL_SECONDS)
+    config = uvicorn.Config(App(runtime), http=BoundedHttpProtocol, lifespan="on",
+                            log_level="warning", proxy_headers=False, server_header=False,
+                            backlog=4096, timeout_graceful_shutdown=GRACEFUL_SECONDS)
     # What start-up made lives as long as the process: out of the collector's sight, a
     # full collection under hundreds of turns does not walk the imported libraries.
     gc.collect()

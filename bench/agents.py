@@ -1,6 +1,6 @@
 """One agent runtime process under concurrent turns (not a test).
 
-    .venv/bin/python bench/agents.py [--turns 500] [--latency 2.0] [--warmup 50]
+    .venv/bin/python bench/agents.py [--turns 500] [--latency 2.0] [--warmup 50] [--profile FILE]
 
 Starts, on loopback:
 - a peers process (uvicorn): an OpenAI-compatible chat completions upstream that
@@ -27,6 +27,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -189,6 +190,13 @@ async def round_of(port: int, turns: int, pid: int | None = None) -> dict[str, A
             "peak_mb": peak[0]}
 
 
+def profiler(pid: int, out: Path) -> subprocess.Popen[bytes]:
+    """py-spy sampling the runtime (its CPU then counts the sampler's pauses too)."""
+    return subprocess.Popen([str(Path(sys.executable).parent / "py-spy"), "record", "--pid",
+                             str(pid), "--format", "raw", "--rate", "250", "-o", str(out)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def percentile(values: list[float], share: float) -> float:
     return values[min(len(values) - 1, int(share * len(values)))]
 
@@ -198,6 +206,8 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=500)
     parser.add_argument("--latency", type=float, default=2.0)
     parser.add_argument("--warmup", type=int, default=50)
+    parser.add_argument("--profile", type=Path, default=None,
+                        help="py-spy the runtime during the measured turns: its raw stacks here")
     parser.add_argument("--serve-peers", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_peers:
@@ -228,7 +238,11 @@ def main() -> None:
             httpx.delete(f"{peers_url}/stats")
             cpu_before, peers_before = cpu_ms(runtime.pid), cpu_ms(peers.pid)
             own_before = time.process_time()
+            spy = profiler(runtime.pid, args.profile) if args.profile else None
             measured = asyncio.run(round_of(runtime_port, args.turns, runtime.pid))
+            if spy is not None:
+                spy.send_signal(signal.SIGINT)  # py-spy writes its file when interrupted
+                spy.wait(timeout=60)
             cpu = cpu_ms(runtime.pid) - cpu_before
             peers_cpu = cpu_ms(peers.pid) - peers_before
             own_cpu = (time.process_time() - own_before) * 1000

@@ -1,127 +1,35 @@
-"""The HTTP parser both listeners run: uvicorn's httptools protocol, with a bound on
-what one request's head can make it buffer.
+"""The HTTP parser both listeners run: runner.http_head's httptools protocol (a bound
+on a request's head, in bytes and in time) with the gateway's settings and error shape.
 
-httptools (llhttp, in C) costs less than half of h11's CPU per request (measured with
-a streamed response of six chunks: 0.19 ms against 0.44 ms of server CPU), but it
-buffers a header block of any size: a client sending one endless header line would
-grow the process without limit. h11 has that bound built in (its
-max_incomplete_event_size); this protocol adds it to httptools: the bytes received
-while a request's head is incomplete are counted, and past MAX_HEAD_BYTES the request
-is answered 431 and the connection closed. The count is per read (a read is at most
-64 KiB), so a head is buffered up to MAX_HEAD_BYTES plus two reads at most.
-
-A request's head must also arrive in time: from the connection's start (a connection
-that sends nothing) or from the head's first byte (the next request on a kept-alive
-one), KIONGA_HEAD_TIMEOUT_SECONDS; past it a half-sent head is answered 408 and the
-connection closed (one that sent nothing is just closed). A kept-alive connection
-idle between requests closes after uvicorn's --timeout-keep-alive; a body is read
-within KIONGA_BODY_TIMEOUT_SECONDS (kionga.http_limits).
-
-The finer limits (header fields and their bytes, body sizes) are kionga.http_limits',
-after parsing. Start uvicorn with `--http kionga.http_protocol:BoundedHttpToolsProtocol`.
+The head's bound is MAX_HEAD_BYTES; its time KIONGA_HEAD_TIMEOUT_SECONDS. A kept-alive
+connection idle between requests closes after uvicorn's --timeout-keep-alive; a body is
+read within KIONGA_BODY_TIMEOUT_SECONDS (kionga.http_limits). The finer limits (header
+fields and their bytes, body sizes) are kionga.http_limits', after parsing. Start
+uvicorn with `--http kionga.http_protocol:BoundedHttpToolsProtocol`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-from typing import TYPE_CHECKING, Any, Final
-
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from typing import Final
 
 from kionga.http_limits import MAX_HEADER_BYTES
-
-if TYPE_CHECKING:
-    from kionga.errors import ErrorCode
+from runner.http_head import HeadBoundHttpToolsProtocol
 
 # The request line and every header line with their separators: the header bytes
 # kionga.http_limits allows, plus room for a long URL and the line endings.
 MAX_HEAD_BYTES: Final = MAX_HEADER_BYTES + 8 * 1024
 
 
-class BoundedHttpToolsProtocol(HttpToolsProtocol):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._head_open = False  # a request's head has begun and is not complete
-        self._head_bytes = 0
-        self._refused = False
-        self._head_timer: asyncio.TimerHandle | None = None
-        self._head_seen = False  # a byte of the awaited head arrived
+class BoundedHttpToolsProtocol(HeadBoundHttpToolsProtocol):
+    max_head_bytes = MAX_HEAD_BYTES
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        self._await_head()
+    def head_timeout(self) -> float:
+        from django.conf import settings  # set up once the app is loaded
 
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._head_done()
-        super().connection_lost(exc)
+        return float(settings.KIONGA_HEAD_TIMEOUT_SECONDS)
 
-    def _await_head(self) -> None:
-        if self._head_timer is None:
-            from django.conf import settings  # set up once the app is loaded
-
-            self._head_timer = self.loop.call_later(
-                float(settings.KIONGA_HEAD_TIMEOUT_SECONDS), self._head_timed_out)
-
-    def _head_done(self) -> None:
-        if self._head_timer is not None:
-            self._head_timer.cancel()
-            self._head_timer = None
-        self._head_seen = False
-
-    def _head_timed_out(self) -> None:
-        self._head_timer = None
-        if self._refused or self.transport.is_closing():
-            return
-        if not self._head_seen:
-            self._refused = True
-            self.transport.close()  # nothing was asked: nothing to answer
-            return
-        self._refuse(408, "Request Timeout", "request_timeout",
-                     "The request's head did not arrive in time.")
-
-    def data_received(self, data: bytes) -> None:
-        if self._refused:
-            return  # closing: whatever still arrives is dropped
-        was_open = self._head_open
-        super().data_received(data)
-        # Only a read that is head from its first byte to its last counts: the one a
-        # head begins in may end a body before it, the one it completes in may hold a
-        # body after it. So a head is buffered up to the bound plus two reads at most.
-        if was_open and self._head_open:
-            self._head_bytes += len(data)
-            if self._head_bytes > MAX_HEAD_BYTES:
-                self._refuse_head()
-
-    def on_message_begin(self) -> None:
-        self._head_open, self._head_bytes = True, 0
-        self._await_head()  # the next request on a kept-alive connection
-        self._head_seen = True
-        super().on_message_begin()
-
-    def on_headers_complete(self) -> None:
-        self._head_open = False
-        self._head_done()
-        super().on_headers_complete()
-
-    def _refuse_head(self) -> None:
-        self._refuse(431, "Request Header Fields Too Large", "request_header_fields_too_large",
-                     f"A request's head may be at most {MAX_HEAD_BYTES} bytes.")
-
-    def _refuse(self, status: int, reason: str, code: ErrorCode, message: str) -> None:
-        self._refused = True
-        self._head_done()
-        if self.cycle is not None and not self.cycle.response_complete:
-            # A pipelined head behind an answer still being sent (a stream, say): an
-            # answer of ours would land inside that one. The connection just closes.
-            self.transport.close()
-            return
+    def error_json(self, status: int, code: str, message: str) -> bytes:
         from kionga.errors import error_body  # imports DRF: only once Django is set up
 
-        body = json.dumps(error_body(code, message)).encode()
-        self.transport.write(b"".join([
-            f"HTTP/1.1 {status} {reason}\r\n".encode(),
-            b"content-type: application/json\r\n",
-            b"content-length: ", str(len(body)).encode(), b"\r\n",
-            b"connection: close\r\n\r\n", body]))
-        self.transport.close()
+        return json.dumps(error_body(code, message)).encode()  # type: ignore[arg-type]

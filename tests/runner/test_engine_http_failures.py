@@ -18,5 +18,5 @@ def test_models_and_resources_read_a_status_the_same(status: int) -> None:
     expected = ("resource_denied" if status in (401, 403, 404) else
                 "resource_unavailable" if status == 429 or status >= 500 else "node_error")
     assert http_failure_code(status) == expected
-    assert openai._http_failure(response).code == expected
+    assert openai._http_failure(status, response.content).code == expected
     assert http_resources._failure("models/m/predict", response).code == expected
