@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import settings as hypothesis_settings
 
+from tests.password_hashers import TEST_PASSWORD_HASHERS
 from tests.secret_key import TEST_SECRET_KEY
 
 # httpx logs one INFO line per request: that would drown the output (and fail the
@@ -38,6 +39,16 @@ def _test_secret_keys() -> None:
 
 
 _test_secret_keys()
+
+
+def _test_password_hashers() -> None:
+    # A fast hasher for the passwords tests create (tests/password_hashers.py says why).
+    from django.conf import settings
+
+    settings.PASSWORD_HASHERS = TEST_PASSWORD_HASHERS
+
+
+_test_password_hashers()
 
 # CI runs the property and fuzz tests on a fixed seed, so a red build is reproducible
 # (and never a coin toss); runs elsewhere explore new examples every time.

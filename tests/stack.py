@@ -47,6 +47,8 @@ class Stack:
     extra_env: dict[str, str] = field(default_factory=dict)
     # KIONGA_STREAM_RECHECK_SECONDS of the gateway (None: the product's default).
     stream_recheck_seconds: int | None = None
+    # The Django settings of its processes (the e2e tests: tests/stack_settings.py).
+    settings_module: str = "kionga.settings"
     log_dir: Path = field(default_factory=lambda: ROOT / "var" / "e2e-logs")
     gateway_port: int = field(default_factory=free_port)
     internal_port: int = field(default_factory=free_port)
@@ -65,7 +67,7 @@ class Stack:
     def env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
         env.update(
-            DJANGO_SETTINGS_MODULE="kionga.settings",
+            DJANGO_SETTINGS_MODULE=self.settings_module,
             DATABASE_URL=self.database_url,
             REDIS_URL=self.redis_url,
             KIONGA_AGENT_DESIGNER_RUNNER_URL=f"http://127.0.0.1:{self.runner_port}",

@@ -24,7 +24,9 @@ def stack(django_db_setup: Any, django_db_blocker: Any) -> Iterator[Stack]:
     auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
     url = f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
     # Streams re-check their access every second: tests see a revocation end one soon.
-    running = Stack(database_url=url, stream_recheck_seconds=1).start()
+    # Its gateway checks the passwords of the people made here with the suite's hasher.
+    running = Stack(database_url=url, stream_recheck_seconds=1,
+                    settings_module="tests.stack_settings").start()
     yield running
     running.stop()
 

@@ -37,15 +37,16 @@ def chromium_path() -> str:
     return path
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Browser]:
-    """One Chromium per test module, and Playwright only while it runs.
+    """One Chromium for the browser tests (this package), and Playwright only while they run.
 
     Playwright's sync API runs its event loop in the main thread (in a greenlet), and
     while it is alive that thread counts as "inside a running loop": asyncio.run()
-    and Django's async_unsafe checks fail. So the loop lives only as long as a browser
-    module's tests (never the rest of the session), and only there may the tests' own
-    synchronous ORM calls (creating users, reading runs) run beside it.
+    and Django's async_unsafe checks fail. So the loop lives only as long as this
+    package's tests (never the rest of the session: every test here is a browser test),
+    and only there may the tests' own synchronous ORM calls (creating users, reading
+    runs) run beside it. Each test still gets a fresh context (tab): own cookies.
     """
     previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"

@@ -46,7 +46,10 @@ def test_an_editor_approves_and_rejects_and_sees_the_runs_finish(
     tab.sign_in("carol", "carol-password", "/approvals/", login_path=SIGN_IN)
     requests = tab.page.locator("#requests")
     expect(requests.get_by_role("link", name="Send the refund?")).to_be_visible()
-    # A new request appears without a reload (the page's script refreshes the list).
+    # A new request appears without a reload (the page's script refreshes the list on
+    # acme's notice). Once the list follows the notices it polls only every 30 s: a
+    # request made before its stream opened would wait for that poll.
+    expect(tab.page.locator("html")).to_have_attribute("data-notices", "open")
     loan = waiting_request(http, design_id, "the loan")
     expect(requests.get_by_role("link", name="Send the loan?")).to_be_visible(timeout=10_000)
     clock = requests.locator(".time-left").first

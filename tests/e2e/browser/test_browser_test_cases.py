@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 
 from designs.starter_templates import TEMPLATES
 from evaluations.models import Fixtures
+from runs.models import Run
 from tests.conftest import Api
 from tests.e2e.browser.conftest import BrowserPage
 from tests.e2e.browser.test_browser_canvas import (  # noqa: F401 - canvas_built: autouse
@@ -19,6 +20,7 @@ from tests.e2e.browser.test_browser_canvas import (  # noqa: F401 - canvas_built
     unexpected_errors,
 )
 from tests.e2e.conftest import Http
+from tests.e2e.helpers import wait_stored
 from tests.stack import Stack
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -27,7 +29,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_save_a_run_as_a_case_edit_it_and_evaluate(
         stack: Stack, api: Api, tab: BrowserPage, alice: Any, acme: Any) -> None:
     graph = next(t for t in TEMPLATES if t["id"] == "assistant")["graph"]
-    design_id = Http(stack, api.token_for(alice)).create_design(acme.pk, graph)
+    http = Http(stack, api.token_for(alice))
+    design_id = http.create_design(acme.pk, graph)
     sign_in(tab, "alice", f"/designer/designs/{design_id}/")
     page = tab.page
     page.get_by_role("tab", name="Run").click()
@@ -35,6 +38,10 @@ def test_save_a_run_as_a_case_edit_it_and_evaluate(
     page.get_by_role("button", name="Run", exact=True).click()
     expect(page.get_by_test_id("run-status")).to_have_attribute("data-status", "completed")
     output = page.get_by_test_id("run-output").inner_text()
+    # The canvas shows the end from the live stream; a case takes the run's output from
+    # the store, which the ingester writes a moment later (under load, seconds later:
+    # "The run has no output (it is running)" then).
+    wait_stored(http, design_id, str(Run.objects.get(design_id=design_id).pk))
 
     saver = page.get_by_test_id("save-as-case")
     saver.get_by_label("Case name").fill("Saved from a run")
