@@ -87,7 +87,7 @@ def lost_candidates(client: redis.Redis) -> list[str]:
         status__in=ACTIVE_STATUSES, created_at__lt=timezone.now() - GRACE,
         agent__isnull=True,  # a deployed agent's turns have no runner slot
     ).values_list("pk", flat=True)[:1000]]
-    lapsed = [run_id for run_id in ids if not protocol.slot_alive(client, run_id)]
+    lapsed = protocol.lapsed_slots(client, ids)  # one round trip for all of them
     if not lapsed:
         return []
     for gone in set(_lapses) - set(lapsed):  # ended, or its lease came back
