@@ -146,6 +146,19 @@ def cancel_key(run_id: str) -> str:
     return f"kionga:run:{run_id}:cancel"
 
 
+# How many cancels were ever requested: every cancel key is set together with one INCR
+# of it (request_cancel), so a runner's keeper polls this one key and reads its runs'
+# cancel keys only when it moved, not every key of every run in flight each poll.
+CANCELS_KEY: Final = "kionga:runner:cancels"
+
+
+def request_cancel(pipe: Any, run_id: str, seconds: int) -> None:
+    """Queue on `pipe` (a MULTI pipeline: the key and the count move together) what
+    cancels a run: its cancel key, for `seconds`, and one more in CANCELS_KEY."""
+    pipe.set(cancel_key(run_id), "1", ex=seconds)
+    pipe.incr(CANCELS_KEY)
+
+
 def claim_key(run_id: str) -> str:
     return f"kionga:run:{run_id}:claim"
 

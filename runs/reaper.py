@@ -142,9 +142,9 @@ def _tell_redis(client: redis.Redis, run_id: str, event: dict[str, Any]) -> None
     slot lease gone and does not start, and a runner still executing the run finds
     its lease gone at its next renewal and stops."""
     try:
-        pipe = client.pipeline(transaction=False)
+        pipe = client.pipeline(transaction=True)
         pipe.set(protocol.claim_key(run_id), "reaped", ex=KEY_SECONDS)
-        pipe.set(protocol.cancel_key(run_id), "1", ex=KEY_SECONDS)
+        protocol.request_cancel(pipe, run_id, KEY_SECONDS)
         pipe.execute()
         publish_event(client, run_id, event, store=False)  # stored above already
     except redis.RedisError as exc:
