@@ -3,6 +3,7 @@ measures, stops it.
 
     .venv/bin/python bench/capacity.py [--runs N] [--latency S] [--chunks C] [--sample K]
         [--approvals N] [--eval-cases N] [--judge-latency S] [--phases load,approvals,eval]
+        [--profile DIR]
 
 Starts, as the Procfile does, the gateway, internal listener, event ingester, the
 gateway's worker and the runner (tests/stack.py, without its test-size capacity:
@@ -63,7 +64,8 @@ PHASES = ("load", "approvals", "eval")
 
 
 async def measure(stack: DefaultStack, projects: list[Project], upstream: str,
-                  args: argparse.Namespace, per_user: int) -> dict[str, Any]:
+                  upstream_pid: int, args: argparse.Namespace,
+                  per_user: int) -> dict[str, Any]:
     dsn = f"{PG}/{DB_NAME}"
     room = args.runs + args.sample + 50
     limits = httpx.Limits(max_connections=room, max_keepalive_connections=room)
@@ -81,7 +83,7 @@ async def measure(stack: DefaultStack, projects: list[Project], upstream: str,
             idle = rss(stack, tuple(stack.processes))
         if "load" in args.phases:
             figures |= await measure_load(stack, clients, projects, args, dsn, per_user, idle,
-                                          upstream)
+                                          upstream, upstream_pid)
         if "approvals" in args.phases:
             figures |= await hold_approvals(stack, clients[0], projects[0], args, dsn,
                                             sum(idle.values()))
@@ -109,6 +111,8 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--eval-cases", type=int, default=20)
     parser.add_argument("--judge-latency", type=float, default=2.0)
     parser.add_argument("--eval-timeout", type=float, default=120.0)
+    parser.add_argument("--profile", type=Path, default=None,
+                        help="py-spy the stack's processes during the load into this folder")
     parser.add_argument("--phases", default=",".join(PHASES),
                         help=f"which phases to run, comma-separated ({', '.join(PHASES)})")
     args = parser.parse_args()
@@ -142,7 +146,7 @@ def main() -> None:
         add_models(env, projects, url)
         stack.start()
         try:
-            figures = asyncio.run(measure(stack, projects, url, args, per_user))
+            figures = asyncio.run(measure(stack, projects, url, upstream.pid, args, per_user))
         finally:
             stack.stop()
     finally:

@@ -20,15 +20,19 @@ import argparse
 import asyncio
 import math
 import random
+import signal
+import subprocess
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
 import psycopg
 
 from bench.capacity_stack import (
+    DB_NAME,
     MB,
     Project,
     call,
@@ -36,9 +40,10 @@ from bench.capacity_stack import (
     rss,
     upstream_stats,
 )
+from bench.cpu import CpuMeter, calibration_ms, group, postgres_backends, this_process
 from bench.stack_setup import pct
 from tests.sse_frames import FrameParser
-from tests.stack import Stack
+from tests.stack import VENV_BIN, Stack
 
 RETRY_PAUSE = 0.25  # after a 429 (the answers carry no Retry-After), doubling ...
 MAX_RETRY_PAUSE = 2.0  # ... up to this
@@ -300,15 +305,57 @@ async def warm_up(stack: Stack, clients: list[httpx.AsyncClient], projects: list
     await run_load(stack, clients, projects, warm, dsn, per_user)
 
 
+def profilers(stack: Stack, out: Path) -> list[subprocess.Popen[bytes]]:
+    """py-spy on the stack's Python processes, samples that hold the GIL only (a thread
+    waiting on a socket is not CPU), as raw stacks in `out`/<name>.txt."""
+    out.mkdir(parents=True, exist_ok=True)
+    return [subprocess.Popen([str(VENV_BIN / "py-spy"), "record", "--pid",
+                              str(stack.processes[name].pid), "--subprocesses", "--gil",
+                              "--format", "raw", "--rate", "200", "-o", str(out / f"{name}.txt")],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for name in ("gateway", "internal", "runner", "events")]
+
+
+# The stack's processes: its figure leaves out the bench's own client and the upstream.
+STACK = ("gateway", "internal", "runner", "events", "worker", "redis", "postgres")
+
+
+def load_meter(stack: Stack, upstream_pid: int) -> CpuMeter:
+    """CPU of every process of the stack (process groups), of PostgreSQL's backends
+    serving the bench database, of the slow upstream and of this client."""
+    return CpuMeter({**{name: group(process.pid) for name, process in stack.processes.items()},
+                     "postgres": postgres_backends(DB_NAME), "upstream": group(upstream_pid),
+                     "client": this_process()})
+
+
+def cpu_per_run(spent: dict[str, float], completed: int) -> dict[str, float]:
+    """CPU ms per completed run of each process, the stack's sum (`stack`: without the
+    bench's client and the upstream peer) and everything's (`all`)."""
+    runs = max(1, completed)
+    out = {name: round(ms / runs, 2) for name, ms in spent.items()}
+    out["stack"] = round(sum(ms for name, ms in spent.items() if name in STACK) / runs, 2)
+    out["all"] = round(sum(spent.values()) / runs, 2)
+    return out
+
+
 async def measure_load(stack: Stack, clients: list[httpx.AsyncClient],
                        projects: list[Project], args: argparse.Namespace, dsn: str,
-                       per_user: int, idle: dict[str, int], upstream: str) -> dict[str, Any]:
+                       per_user: int, idle: dict[str, int], upstream: str,
+                       upstream_pid: int) -> dict[str, Any]:
+    calibration = calibration_ms()
+    meter = load_meter(stack, upstream_pid)
+    spies = profilers(stack, args.profile) if args.profile else []
     load, elapsed, peaks = await run_load(stack, clients, projects, args, dsn, per_user)
+    spent = meter.spent()
+    for spy in spies:
+        spy.send_signal(signal.SIGINT)
+        spy.wait()
+    cpu = cpu_per_run(spent, load.completed)
     in_flight = peak_overlap(load.spans)
     calls = (await upstream_stats(upstream))["peak_in_flight"]
     print(f"load: {in_flight} in flight at most, {load.refusals} refusals "
           f"({load.first_burst_refused} of the first {args.runs} starts), "
-          f"{load.completed} completed in {elapsed:.1f} s", flush=True)
+          f"{load.completed} completed in {elapsed:.1f} s; CPU ms per run {cpu}", flush=True)
     return {
         "runs": args.runs, "latency": args.latency, "chunks": args.chunks,
         "in_flight": in_flight, "refusals": load.refusals,
@@ -316,6 +363,8 @@ async def measure_load(stack: Stack, clients: list[httpx.AsyncClient],
         "refusal_codes": dict(load.codes), "completed": load.completed,
         "failed": load.failed, "failures": dict(load.failures), "seconds": round(elapsed, 1),
         "runs_per_s": round(load.completed / elapsed, 2),
+        # CPU ms per completed run by process; `stack` leaves out the client and upstream
+        "cpu_ms_per_run": cpu, "calibration_ms": calibration,
         "throughput_ratio": round(load.completed / elapsed / (args.runs / args.latency), 3),
         "upstream_peak_in_flight": calls,
         "runner_rss_idle_mb": round(idle["runner"] / MB, 1),

@@ -13,11 +13,14 @@ call, a person) costs memory, not a process or a thread.
 
 Per process, whatever the number of runs, the host keeps:
 - the loop's thread;
-- a keeper thread that does for every run what each run's own watcher did: one EXISTS
-  over every run's cancel key looks for cancel requests (every CANCEL_POLL_SECONDS,
-  longer with many runs, at most MAX_CANCEL_POLL_SECONDS), one pipelined round trip
-  renews every lease (every HEARTBEAT_SECONDS). A lease found dead stops its run, as
-  does a failed sink;
+- a keeper thread that does for every run what each run's own watcher did: it looks
+  for cancel requests every CANCEL_POLL_SECONDS (longer with many runs, at most
+  MAX_CANCEL_POLL_SECONDS) by reading the count of cancels ever requested
+  (protocol.CANCELS_KEY, one key whatever the number of runs), and only when it moved
+  (and for runs new since the last look, and at every renewal, in case a count was
+  missed) one EXISTS over the runs' cancel keys; one pipelined round trip renews every
+  lease (every HEARTBEAT_SECONDS). A lease found dead stops its run, as does a failed
+  sink;
 - a watchdog thread. The loop beats every BEAT_SECONDS; when one task has held the
   loop for BLOCK_SECONDS without a beat (code that never awaits), the watchdog names
   the run that task belongs to, raises RunBlocked in the loop's thread (delivered at
@@ -95,6 +98,7 @@ class RunHandle:
     # Why the host ended the run (reason, code, message): its ending says so.
     ending: tuple[str, str, str] | None = None
     finishing: bool = False  # past the engine: a cancel would only cut its close short
+    looked: bool = False  # the keeper has read its cancel key at least once
 
     def end(self, reason: str, code: str, message: str) -> None:
         """On the loop: stop the run; its terminal event becomes run.failed with `reason`."""
@@ -151,6 +155,9 @@ class RunHost:
         self._places = threading.BoundedSemaphore(self.cap)
         self._room = threading.Condition()
         self._runs: dict[str, RunHandle] = {}
+        # The keeper's: CANCELS_KEY as last read, and which clients it was read on.
+        self._cancels_seen: dict[int, Any] = {}
+        self._cancels_looked: set[int] = set()
         self._owners: dict[asyncio.Task[Any], RunHandle] = {}
         self.loop = asyncio.new_event_loop()
         self.loop.set_task_factory(self._task_factory)  # type: ignore[arg-type]
@@ -312,9 +319,26 @@ class RunHost:
                 if handle.failed_sink() and not handle.flag.is_set():
                     self._stop(handle)
 
+    def _cancels_moved(self, client: redis.Redis) -> bool:
+        """Whether a cancel was requested since the last look (the count moved, or it
+        cannot be read: then every run is asked)."""
+        try:
+            seen = client.get(protocol.CANCELS_KEY)
+        except redis.ResponseError:  # e.g. a Redis user without it: ask every time
+            return True
+        moved = seen != self._cancels_seen.get(id(client), seen)
+        self._cancels_seen[id(client)] = seen
+        # A client's first look asks every run: nothing was seen before it.
+        return moved or id(client) not in self._cancels_looked
+
     def _check(self, runs: list[RunHandle], *, renew: bool) -> None:
         client = runs[0].client
         asking = [h for h in runs if not h.flag.is_set()]
+        if asking and not (self._cancels_moved(client) or renew):
+            asking = [h for h in asking if not h.looked]  # new since the last look
+        self._cancels_looked.add(id(client))
+        for handle in asking:
+            handle.looked = True
         # One EXISTS over every key answers "none" in one reply (the usual case); which
         # runs were cancelled is asked only when some were.
         if asking and client.exists(*(protocol.cancel_key(h.run_id) for h in asking)):

@@ -146,6 +146,19 @@ def cancel_key(run_id: str) -> str:
     return f"kionga:run:{run_id}:cancel"
 
 
+# How many cancels were ever requested: every cancel key is set together with one INCR
+# of it (request_cancel), so a runner's keeper polls this one key and reads its runs'
+# cancel keys only when it moved, not every key of every run in flight each poll.
+CANCELS_KEY: Final = "kionga:runner:cancels"
+
+
+def request_cancel(pipe: Any, run_id: str, seconds: int) -> None:
+    """Queue on `pipe` (a MULTI pipeline: the key and the count move together) what
+    cancels a run: its cancel key, for `seconds`, and one more in CANCELS_KEY."""
+    pipe.set(cancel_key(run_id), "1", ex=seconds)
+    pipe.incr(CANCELS_KEY)
+
+
 def claim_key(run_id: str) -> str:
     return f"kionga:run:{run_id}:claim"
 
@@ -353,10 +366,16 @@ return runner_cap(KEYS[1], tonumber(ARGV[1]))
 """
 
 # A slot lives while its lease key does: read it through the run's token.
-_ALIVE: Final = """
-local token = redis.call('HGET', KEYS[1], ARGV[1])
-if token and redis.call('PTTL', '""" + LEASE_PREFIX + """' .. token) > 0 then return 1 end
-return 0
+# The runs in ARGV whose slot lease is gone (no lease, or it ran out), in ARGV's order.
+_LAPSED: Final = """
+local gone = {}
+for _, run in ipairs(ARGV) do
+  local token = redis.call('HGET', KEYS[1], run)
+  if not (token and redis.call('PTTL', '""" + LEASE_PREFIX + """' .. token) > 0) then
+    gone[#gone + 1] = run
+  end
+end
+return gone
 """
 
 _RELEASE: Final = """
@@ -515,7 +534,16 @@ def free_lease(redis: LeaseHolder, token: str) -> None:
 
 
 def slot_alive(redis: RedisLike, run_id: str) -> bool:
-    return bool(redis.eval(_ALIVE, 1, LEASES_KEY, run_id))
+    return not lapsed_slots(redis, [run_id])
+
+
+def lapsed_slots(redis: RedisLike, run_ids: list[str]) -> list[str]:
+    """Those of `run_ids` whose slot lease is gone, in their order: one round trip
+    for all of them (the reaper asks about every active run each pass)."""
+    if not run_ids:
+        return []
+    gone = redis.eval(_LAPSED, 1, LEASES_KEY, *run_ids)
+    return [run.decode() if isinstance(run, bytes) else str(run) for run in gone]
 
 
 def slots_in_use(redis: SlotCounter) -> int:

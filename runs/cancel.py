@@ -25,7 +25,9 @@ def do_cancel_run(user: User, run: Run) -> Run:
         raise APIError(409, "run_not_active", f"The run is already {run.status}.")
     client = sync_redis()
     try:
-        client.set(protocol.cancel_key(str(run.pk)), "1", ex=86400)
+        pipe = client.pipeline(transaction=True)
+        protocol.request_cancel(pipe, str(run.pk), 86400)
+        pipe.execute()
     except quota.REDIS_ERRORS:
         # Redis unreachable or full (it never evicts; it refuses writes): nothing has
         # changed yet, the caller may try again.

@@ -87,7 +87,7 @@ def lost_candidates(client: redis.Redis) -> list[str]:
         status__in=ACTIVE_STATUSES, created_at__lt=timezone.now() - GRACE,
         agent__isnull=True,  # a deployed agent's turns have no runner slot
     ).values_list("pk", flat=True)[:1000]]
-    lapsed = [run_id for run_id in ids if not protocol.slot_alive(client, run_id)]
+    lapsed = protocol.lapsed_slots(client, ids)  # one round trip for all of them
     if not lapsed:
         return []
     for gone in set(_lapses) - set(lapsed):  # ended, or its lease came back
@@ -142,9 +142,9 @@ def _tell_redis(client: redis.Redis, run_id: str, event: dict[str, Any]) -> None
     slot lease gone and does not start, and a runner still executing the run finds
     its lease gone at its next renewal and stops."""
     try:
-        pipe = client.pipeline(transaction=False)
+        pipe = client.pipeline(transaction=True)
         pipe.set(protocol.claim_key(run_id), "reaped", ex=KEY_SECONDS)
-        pipe.set(protocol.cancel_key(run_id), "1", ex=KEY_SECONDS)
+        protocol.request_cancel(pipe, run_id, KEY_SECONDS)
         pipe.execute()
         publish_event(client, run_id, event, store=False)  # stored above already
     except redis.RedisError as exc:
