@@ -18,15 +18,15 @@ import contextvars
 import io
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from types import TracebackType
-from typing import Any, Final
+from typing import Any, cast
 
 from a2wsgi.wsgi import build_environ
 from django.http import HttpResponseBase
 
 Headers = list[tuple[bytes, bytes]]
 ExcInfo = tuple[type[BaseException], BaseException, TracebackType]
-_END: Final = object()
 
 
 class WSGIInOneHop:
@@ -40,22 +40,23 @@ class WSGIInOneHop:
         body = await _whole_body(receive)
         if body is None:
             return  # the client left: nobody to answer
-        environ = build_environ(scope, io.BytesIO(body))  # type: ignore[arg-type]
+        environ = cast(dict[str, Any],
+                       build_environ(scope, io.BytesIO(body)))  # type: ignore[arg-type]
         loop = asyncio.get_running_loop()
         context = contextvars.copy_context()  # the caller's, as run_in_executor callers do
         status, headers, content, rest = await loop.run_in_executor(
-            self.executor, context.run, self._respond, environ)
+            self.executor, partial(context.run, self._respond, environ))
         await send({"type": "http.response.start", "status": status, "headers": headers})
         if rest is None:
             await send({"type": "http.response.body", "body": content})
             return
         try:
             while (chunk := await loop.run_in_executor(
-                    self.executor, context.run, next, rest, _END)) is not _END:
+                    self.executor, partial(context.run, _next_chunk, rest))) is not None:
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
             await send({"type": "http.response.body", "body": b""})
         finally:
-            await loop.run_in_executor(self.executor, context.run, _close, rest)
+            await loop.run_in_executor(self.executor, partial(context.run, _close, rest))
 
     def _respond(self, environ: dict[str, Any]) -> tuple[int, Headers, bytes,
                                                           Iterator[bytes] | None]:
@@ -96,6 +97,10 @@ class _Chunks(Iterator[bytes]):
 
     def close(self) -> None:
         getattr(self.answer, "close", lambda: None)()
+
+
+def _next_chunk(rest: Iterator[bytes]) -> bytes | None:
+    return next(rest, None)
 
 
 def _close(rest: Iterator[bytes]) -> None:
