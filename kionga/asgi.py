@@ -10,8 +10,8 @@ request passes Django's middleware, DRF and the views' rules whichever way it ta
   thread (runs.views), and a stream's last chunk goes out with the answer's end
   (kionga.stream_end).
 - `notices`: Django's own ASGI handler, for a project's notices (django-eventstream).
-- `requests`: Django's WSGI handler in a worker thread (a2wsgi), for every other
-  request: one thread hop per request instead of Django's ASGI path, which costs
+- `requests`: Django's WSGI handler in a worker thread (kionga.wsgi_hop), for every
+  other request: one thread hop per request instead of Django's ASGI path, which costs
   several hops and ~2 ms more for each sync view. A HEAD is the route's GET without
   its body (`head_as_get`), on every route alike (a stream's HEAD is the events
   view's own: it takes no stream place).
@@ -27,7 +27,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from a2wsgi import WSGIMiddleware
 from channels.routing import ProtocolTypeRouter, URLRouter
 from django.conf import settings
 from django.core.asgi import get_asgi_application
@@ -39,12 +38,13 @@ from kionga.http_limits import RequestLimits
 from kionga.proxies import behind_trusted_proxies
 from kionga.stream_end import EndsWithLastChunk
 from kionga.stream_handler import PooledASGIHandler
+from kionga.wsgi_hop import WSGIInOneHop
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kionga.settings")
 
 notices = EndsWithLastChunk(get_asgi_application())  # type: ignore[arg-type]
 streams = EndsWithLastChunk(PooledASGIHandler())  # type: ignore[arg-type]
-requests = WSGIMiddleware(get_wsgi_application(), workers=16)  # type: ignore[arg-type]
+requests = WSGIInOneHop(get_wsgi_application(), workers=16)
 # No listener without the keys resource secrets are stored under: a clear refusal
 # to start instead of calls that cannot authenticate (kionga.secret_box).
 secret_box.configured_keys()

@@ -1,7 +1,7 @@
 """Django's Redis cache with one connection pool per process and server.
 
 Django keeps a cache instance per context (asgiref Local), and the request/response
-handler (a2wsgi, kionga/asgi.py) runs each request in a fresh copy of the context,
+handler (kionga.wsgi_hop, kionga/asgi.py) runs each request in a fresh copy of the context,
 so the stock backend built a new connection pool, and opened a new Redis connection,
 for every request that touched the cache (every throttled API call). The pools here
 are shared by every instance of the process: one TCP connection is reused instead.

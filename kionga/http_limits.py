@@ -11,7 +11,7 @@ never read.
 - Every body is read here, whole, before the request goes on: within
   KIONGA_BODY_TIMEOUT_SECONDS from its first byte awaited, or the answer is 408
   request_timeout and the connection closes. The event loop waits on a slow client,
-  never a worker thread (Django's WSGI handler, a2wsgi, would read the body in one):
+  never a worker thread (Django's WSGI handler would read the body in one):
   twenty clients dripping bodies cannot take the threads every other request needs.
 - Chunked bodies (Transfer-Encoding: chunked, no Content-Length) are read up to the
   limit and handed on with a Content-Length: Django's WSGI handler reads

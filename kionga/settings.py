@@ -84,7 +84,7 @@ MIDDLEWARE = [
     # passes through it and leaves as JSON.
     "kionga.middleware.ApiJsonErrorMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "csp.middleware.CSPMiddleware",
+    "kionga.csp_header.PolicyOnceMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

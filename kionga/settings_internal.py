@@ -21,7 +21,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = KIONGA_MAX_BODY_BYTES
 MIDDLEWARE = [
     "kionga.middleware.ApiJsonErrorMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "csp.middleware.CSPMiddleware",
+    "kionga.csp_header.PolicyOnceMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
