@@ -15,11 +15,18 @@ from django.contrib.auth.models import User
 from playwright.sync_api import Browser, expect
 
 from kionga.models import Membership, Project, Role
-from tests.e2e.browser.conftest import ARTIFACTS, browser  # noqa: F401
+from tests.e2e.browser.conftest import ARTIFACTS, launched_browser
 from tests.oidc_peer import TEST_CLIENT_CALLBACK, Provider
 from tests.public_gateway import public_gateway
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    # This module's own: Playwright's loop must not outlive it (launched_browser).
+    with launched_browser() as launched:
+        yield launched
 
 
 @pytest.fixture
@@ -31,7 +38,7 @@ def gateway(provider: Provider, django_db_setup: None) -> Iterator[str]:
 
 
 def test_sign_in_through_the_provider_lands_on_the_designer(
-        browser: Browser, provider: Provider, gateway: str) -> None:  # noqa: F811
+        browser: Browser, provider: Provider, gateway: str) -> None:
     Project.objects.create(slug="acme", name="Acme")
     provider.person("nora", password="nora-corp-pw", email="nora@example.com",
                     groups=["eng"])

@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -37,16 +38,15 @@ def chromium_path() -> str:
     return path
 
 
-@pytest.fixture(scope="package")
-def browser() -> Iterator[Browser]:
-    """One Chromium for the browser tests (this package), and Playwright only while they run.
+@contextmanager
+def launched_browser() -> Iterator[Browser]:
+    """Chromium under Playwright, and Playwright only while the caller holds it.
 
     Playwright's sync API runs its event loop in the main thread (in a greenlet), and
     while it is alive that thread counts as "inside a running loop": asyncio.run()
-    and Django's async_unsafe checks fail. So the loop lives only as long as this
-    package's tests (never the rest of the session: every test here is a browser test),
-    and only there may the tests' own synchronous ORM calls (creating users, reading
-    runs) run beside it. Each test still gets a fresh context (tab): own cookies.
+    and Django's async_unsafe checks fail. So the loop must live only as long as the
+    tests that use it (never the rest of the session), and only there may the tests'
+    own synchronous ORM calls (creating users, reading runs) run beside it.
     """
     previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
@@ -63,6 +63,16 @@ def browser() -> Iterator[Browser]:
             os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
         else:
             os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture(scope="package")
+def browser() -> Iterator[Browser]:
+    """One Chromium for the browser tests of this package (every test here is one);
+    each test still gets a fresh context (tab): own cookies. A browser test elsewhere
+    takes `launched_browser()` for its module: this fixture, imported there, would keep
+    Playwright's loop running for that whole package."""
+    with launched_browser() as launched:
+        yield launched
 
 
 class BrowserPage:
