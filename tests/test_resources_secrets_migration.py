@@ -4,6 +4,7 @@ reverse gives them back in the clear)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 import pytest
 from django.db import connection
@@ -20,6 +21,16 @@ def migrate(target: list[tuple[str, str]]) -> None:
     executor = MigrationExecutor(connection)
     executor.loader.build_graph()
     executor.migrate(target)
+
+
+@pytest.fixture(autouse=True)
+def every_migration_after() -> Iterator[None]:
+    """Going back to BEFORE also unapplies every later migration that depends on it (other
+    apps' too): the test database gets them all back, whatever the test left."""
+    yield
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
 
 
 def raw(sql: str) -> list[tuple[object, ...]]:
