@@ -128,6 +128,8 @@ def test_each_failure_has_its_exit_code(stack: Stack, api: Api, alice: Any, caro
     waiting = [kionga("run", design_id, "--input", f"w{i}", "--detach")["data"]["run_id"]
                for i in range(2)]
     project_id = Run.objects.get(pk=waiting[0]).project_id
+    # Parked once they wait on their approval: until then they hold slots of the share.
+    wait_for(lambda: all(Run.objects.get(pk=run_id).status == "waiting" for run_id in waiting))
     held = [f"in-flight-{i}" for i in range(share)]
     with redis.Redis.from_url(stack.redis_url) as client:
         for run_id in held:
