@@ -22,6 +22,10 @@ from tests.stack import VENV_BIN, Stack
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+def default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_while_following_exits_130_with_the_run_id(stack: Stack, api: Api, alice: Any,
                                                           tmp_path: Path) -> None:
     token = api.token_for(alice)
@@ -30,9 +34,12 @@ def test_ctrl_c_while_following_exits_130_with_the_run_id(stack: Stack, api: Api
     env = {**os.environ, "KIONGA_URL": stack.base_url, "KIONGA_TOKEN": token}
     command = VENV_BIN / "kionga"
     assert command.is_file()  # installed by pip install -e . (bin/_setup.sh)
+    # As from a person's terminal: Ctrl+C's default disposition, whatever this test
+    # process inherited or was left with (an ignored SIGINT is inherited by the child,
+    # and Python then never raises KeyboardInterrupt).
     process = subprocess.Popen([str(command), "run", design_id, "--input", "x", "--json"],
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               stdin=subprocess.DEVNULL)
+                               stdin=subprocess.DEVNULL, preexec_fn=default_sigint)
     # Following: the run waits on its approval (a person), so the command would wait too.
     run = wait_for(lambda: Run.objects.filter(design_id=design_id, status="waiting").first())
     process.send_signal(signal.SIGINT)
