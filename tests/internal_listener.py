@@ -71,7 +71,7 @@ def _uvicorn(app: str, name: str, port: int,
         process = subprocess.Popen(command, cwd=Path(settings.BASE_DIR), env=environment,
                                    stdout=log, stderr=subprocess.STDOUT)
         try:
-            _wait_until_up(f"http://127.0.0.1:{port}/healthz", process, log, name)
+            wait_until_up(f"http://127.0.0.1:{port}/healthz", process, log, name)
             yield f"http://127.0.0.1:{port}", process
         finally:
             process.terminate()
@@ -82,8 +82,10 @@ def _uvicorn(app: str, name: str, port: int,
                 process.wait()
 
 
-def _wait_until_up(url: str, process: subprocess.Popen[bytes], log: Any, name: str) -> None:
-    deadline = time.monotonic() + 30
+def wait_until_up(url: str, process: subprocess.Popen[bytes], log: Any, name: str,
+                  seconds: float = 30) -> None:
+    """Until `url` answers 200; the test fails with the process's log if it exits first."""
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if process.poll() is not None:
             log.seek(0)
@@ -96,4 +98,4 @@ def _wait_until_up(url: str, process: subprocess.Popen[bytes], log: Any, name: s
         except OSError:
             pass
         time.sleep(0.05)
-    pytest.fail(f"{name} did not start within 30 s")
+    pytest.fail(f"{name} did not start within {seconds:g} s")

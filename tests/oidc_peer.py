@@ -15,8 +15,6 @@ import secrets
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -32,7 +30,7 @@ from django.test import Client, override_settings
 
 from kionga import oidc
 from kionga.sign_in import forget_failures
-from tests.internal_listener import free_port
+from tests.internal_listener import free_port, wait_until_up
 
 ROOT = Path(__file__).resolve().parent.parent
 CLIENT_ID = "kionga-tests"
@@ -87,27 +85,12 @@ def provider_process() -> Iterator[Provider]:
                                    cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         base = f"http://127.0.0.1:{port}"
         try:
-            _wait_until_up(f"{base}/o/.well-known/openid-configuration", process, log)
+            wait_until_up(f"{base}/o/.well-known/openid-configuration", process, log,
+                          "the OIDC provider", seconds=60)
             yield Provider(base, control)
         finally:
             process.terminate()
             process.wait(timeout=10)
-
-
-def _wait_until_up(url: str, process: subprocess.Popen[bytes], log: Any) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            log.seek(0)
-            pytest.fail(f"the OIDC provider exited:\n{log.read().decode()}")
-        try:
-            with urllib.request.urlopen(url, timeout=1) as answer:
-                if answer.status == 200:
-                    return
-        except OSError:
-            pass
-        time.sleep(0.1)
-    pytest.fail("the OIDC provider did not start within 60 s")
 
 
 @pytest.fixture(scope="module")
