@@ -8,10 +8,12 @@ ExportTraceServiceResponse.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
@@ -91,3 +93,11 @@ class OtlpReceiver:
     def received(self) -> list[ReceivedSpan]:
         with self.lock:
             return list(self.spans)
+
+
+@pytest.fixture
+def receiver() -> Iterator[OtlpReceiver]:
+    """A receiver for one test (the e2e trace tests take it through their conftest)."""
+    running = OtlpReceiver().start()
+    yield running
+    running.stop()

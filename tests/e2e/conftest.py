@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.otlp_receiver import receiver  # noqa: F401 (fixture)
 from tests.sse_frames import frames as frames_of
 from tests.stack import Stack
 

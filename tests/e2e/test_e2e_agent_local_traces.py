@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +27,6 @@ from tests.versions_helpers import prompt_graph, published
 CALLER_TRACE = "8" * 32
 CALLER_SPAN = "0123456789abcdef"
 
-
-@pytest.fixture
-def receiver() -> Iterator[OtlpReceiver]:
-    running = OtlpReceiver().start()
-    yield running
-    running.stop()
 
 
 def test_a_locally_deployed_agent_exports_its_turns_spans(

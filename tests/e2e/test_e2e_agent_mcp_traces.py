@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +32,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 CALLER_TRACE = "7" * 32
 CALLER_SPAN = "a1b2c3d4e5f60718"
 
-
-@pytest.fixture
-def receiver() -> Iterator[OtlpReceiver]:
-    running = OtlpReceiver().start()
-    yield running
-    running.stop()
 
 
 async def call_tool(url: str, headers: dict[str, str]) -> Any:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -32,12 +31,6 @@ CALLER_TRACE = "6" * 32
 CALLER_SPAN = "00f067aa0ba902b7"
 CANARY = "canary-turn-9d2e-refunds"
 
-
-@pytest.fixture
-def receiver() -> Iterator[OtlpReceiver]:
-    running = OtlpReceiver().start()
-    yield running
-    running.stop()
 
 
 def turn_spans(receiver: OtlpReceiver, timeout: float = 30.0) -> list[ReceivedSpan]:
