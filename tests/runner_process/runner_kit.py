@@ -35,9 +35,12 @@ CELERY = str(ROOT / ".venv/bin/celery")
 
 
 def _test_redis_url() -> str:
-    """The suite's Redis (REDIS_URL, as bin/test sets it), but always its db 5."""
+    """The suite's Redis (REDIS_URL, as bin/test sets it), in its db 5 unless
+    KIONGA_TEST_RUNNER_REDIS_DB names another: suites run side by side on one machine
+    give each its own, since the runner's slot and parked sets are global keys."""
     url = urlsplit(os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0")
-    return urlunsplit((url.scheme, url.netloc, "/5", "", ""))
+    db = os.environ.get("KIONGA_TEST_RUNNER_REDIS_DB", "5")
+    return urlunsplit((url.scheme, url.netloc, f"/{int(db)}", "", ""))
 
 
 REDIS_URL = _test_redis_url()
