@@ -19,8 +19,9 @@ Per process, whatever the number of runs, the host keeps:
   (protocol.CANCELS_KEY, one key whatever the number of runs), and only when it moved
   (and for runs new since the last look, and at every renewal, in case a count was
   missed) one EXISTS over the runs' cancel keys; one pipelined round trip renews every
-  lease (every HEARTBEAT_SECONDS). A lease found dead stops its run, as does a failed
-  sink;
+  lease (every HEARTBEAT_SECONDS). A poll with no cancel, no new run and no renewal
+  is that one GET, whatever the number of runs. A lease found dead stops its run; a
+  sink that failed stops its run itself (RunHandle.halt);
 - a watchdog thread. The loop beats every BEAT_SECONDS; when one task has held the
   loop for BLOCK_SECONDS without a beat (code that never awaits), the watchdog names
   the run that task belongs to, raises RunBlocked in the loop's thread (delivered at
@@ -46,6 +47,7 @@ import logging
 import os
 import threading
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -94,7 +96,9 @@ class RunHandle:
     flag: threading.Event = field(default_factory=threading.Event)
     stop: asyncio.Event | None = None
     task: asyncio.Task[str] | None = None
-    failed_sink: Callable[[], bool] = lambda: False
+    # Stops the run from any thread (the keeper's stop; set by the host): what the
+    # run's sink calls once it failed, so no poll asks every run about its sink.
+    halt: Callable[[], None] = lambda: None
     # Why the host ended the run (reason, code, message): its ending says so.
     ending: tuple[str, str, str] | None = None
     finishing: bool = False  # past the engine: a cancel would only cut its close short
@@ -155,6 +159,12 @@ class RunHost:
         self._places = threading.BoundedSemaphore(self.cap)
         self._room = threading.Condition()
         self._runs: dict[str, RunHandle] = {}
+        # The keeper's: runs it has not looked at yet, and the Redis clients of the
+        # hosted runs (id → client, runs), so an idle poll costs one GET per client,
+        # not a pass over every run.
+        self._fresh: deque[RunHandle] = deque()
+        self._clients: dict[int, tuple[redis.Redis, int]] = {}
+        self._clients_lock = threading.Lock()
         # The keeper's: CANCELS_KEY as last read, and which clients it was read on.
         self._cancels_seen: dict[int, Any] = {}
         self._cancels_looked: set[int] = set()
@@ -192,13 +202,25 @@ class RunHost:
         with self._room:
             self._room.wait_for(lambda: len(self._runs) < self.share, SHARE_WAIT_SECONDS)
         self._places.acquire()
+        handle.halt = lambda: self._stop(handle)
         self._runs[handle.run_id] = handle
+        self._count_client(handle.client, 1)
+        self._fresh.append(handle)
         try:
             return asyncio.run_coroutine_threadsafe(self._host(handle, body), self.loop)
         except BaseException:
             self._runs.pop(handle.run_id, None)
+            self._count_client(handle.client, -1)
             self._places.release()
             raise
+
+    def _count_client(self, client: redis.Redis, change: int) -> None:
+        with self._clients_lock:
+            _client, runs = self._clients.get(id(client), (client, 0))
+            if runs + change > 0:
+                self._clients[id(client)] = (client, runs + change)
+            else:
+                self._clients.pop(id(client), None)
 
     async def _host(self, handle: RunHandle, body: RunBody) -> str:
         task = asyncio.current_task()
@@ -218,6 +240,7 @@ class RunHost:
             timer.cancel()
             self._owners.pop(task, None)
             self._runs.pop(handle.run_id, None)
+            self._count_client(handle.client, -1)
             self._places.release()
             with self._room:
                 self._room.notify_all()
@@ -300,24 +323,26 @@ class RunHost:
         while True:
             time.sleep(min(MAX_CANCEL_POLL_SECONDS,
                            max(CANCEL_POLL_SECONDS, len(self._runs) * CANCEL_POLL_PER_RUN)))
-            # Every run's lease until its end (a stopping run still writes its ending);
-            # a dead lease stays dead (PEXPIRE does not create a key).
-            runs = list(self._runs.copy().values())
             renew = time.monotonic() >= renew_at
             if renew:
                 renew_at = time.monotonic() + protocol.HEARTBEAT_SECONDS
+            fresh = _drain(self._fresh)
+            with self._clients_lock:
+                clients = [client for client, _runs in self._clients.values()]
             try:
-                for group in _by_client(runs).values():
-                    self._check(group, renew=renew)
+                for client in clients:
+                    self._check(client, fresh, renew=renew)
                 unreachable = False
             except redis.RedisError as exc:
+                # The runs not looked at yet are asked at the next poll that reaches
+                # Redis; a renewal not done is done then too.
+                self._fresh.extendleft(reversed([h for h in fresh if not h.looked]))
+                if renew:
+                    renew_at = time.monotonic()
                 if not unreachable:
                     log.warning("Redis unreachable (%s); %d runs go on",
-                                type(exc).__name__, len(runs))
+                                type(exc).__name__, len(self._runs))
                 unreachable = True
-            for handle in runs:
-                if handle.failed_sink() and not handle.flag.is_set():
-                    self._stop(handle)
 
     def _cancels_moved(self, client: redis.Redis) -> bool:
         """Whether a cancel was requested since the last look (the count moved, or it
@@ -331,14 +356,17 @@ class RunHost:
         # A client's first look asks every run: nothing was seen before it.
         return moved or id(client) not in self._cancels_looked
 
-    def _check(self, runs: list[RunHandle], *, renew: bool) -> None:
-        client = runs[0].client
-        asking = [h for h in runs if not h.flag.is_set()]
-        if asking and not (self._cancels_moved(client) or renew):
-            asking = [h for h in asking if not h.looked]  # new since the last look
+    def _check(self, client: redis.Redis, fresh: list[RunHandle], *, renew: bool) -> None:
+        """One client's runs: a look for cancels (every run when the count moved, at a
+        renewal or on the client's first look; else only the runs new since the last
+        look) and, at a renewal, every lease renewed."""
+        full = self._cancels_moved(client) or renew
         self._cancels_looked.add(id(client))
-        for handle in asking:
-            handle.looked = True
+        # Every run's lease until its end (a stopping run still writes its ending);
+        # a dead lease stays dead (PEXPIRE does not create a key).
+        runs = ([h for h in self._runs.copy().values() if h.client is client] if full
+                else [h for h in fresh if h.client is client])
+        asking = [h for h in runs if not h.flag.is_set()]
         # One EXISTS over every key answers "none" in one reply (the usual case); which
         # runs were cancelled is asked only when some were.
         if asking and client.exists(*(protocol.cancel_key(h.run_id) for h in asking)):
@@ -349,6 +377,8 @@ class RunHost:
                 if asked:
                     log.info("run %s: cancel requested", handle.run_id)
                     self._stop(handle)
+        for handle in asking:
+            handle.looked = True
         leased = [h for h in runs if h.lease] if renew else []
         if not leased:
             return
@@ -369,11 +399,14 @@ class RunHost:
             self.loop.call_soon_threadsafe(stop.set)
 
 
-def _by_client(runs: list[RunHandle]) -> dict[int, list[RunHandle]]:
-    groups: dict[int, list[RunHandle]] = {}
-    for handle in runs:
-        groups.setdefault(id(handle.client), []).append(handle)
-    return groups
+def _drain(fresh: deque[RunHandle]) -> list[RunHandle]:
+    """What the deque holds now (other threads append meanwhile: popleft is atomic)."""
+    drained: list[RunHandle] = []
+    while True:
+        try:
+            drained.append(fresh.popleft())
+        except IndexError:
+            return drained
 
 
 _hosts: dict[str, RunHost] = {}

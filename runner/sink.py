@@ -93,7 +93,8 @@ class SinkFailed(RuntimeError):
 
 class EventSink:
     def __init__(self, client: redis.Redis, run_id: str, *, event_key: bytes, lease: str = "",
-                 project_id: int | None = None, retry_seconds: float = RETRY_SECONDS) -> None:
+                 project_id: int | None = None, retry_seconds: float = RETRY_SECONDS,
+                 on_failed: Callable[[], None] | None = None) -> None:
         self._redis = client
         self._run_id = run_id
         self._event_key = event_key  # the run's, from its task: authenticates its events
@@ -118,6 +119,9 @@ class EventSink:
         self._scheduled = False
         self._done = threading.Event()  # closing, and every batch written or given up
         self._on_done: list[Callable[[], None]] = []
+        # Called (in a writer thread) once the sink failed either way: the run must
+        # stop even while it emits nothing (a model's wait), not at its next event.
+        self._on_failed = on_failed
 
     def __call__(self, event: Event) -> None:
         """The engine's emit: never blocks on Redis; raises SinkFailed once the sink
@@ -221,6 +225,8 @@ class EventSink:
                 _writers().put(self)  # still scheduled: the same sink, later
             else:
                 self._scheduled = False
+        if problem is not None and self._on_failed is not None:
+            self._on_failed()
 
     def _finish(self) -> None:
         """Caller holds the lock: closing and drained."""

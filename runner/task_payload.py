@@ -72,7 +72,9 @@ def secrets_of(payload: dict[str, Any], token: str) -> TaskSecrets:
         return NO_SECRETS
 
 
-def parse_task(payload: dict[str, Any], settings: RunnerSettings) -> RunTask:
+def parse_task(payload: dict[str, Any], settings: RunnerSettings,
+               secrets: TaskSecrets | None = None) -> RunTask:
+    """`secrets`: the payload's, when the caller already opened them (task_secrets)."""
     patterns = [*_list(payload, "secret_patterns", str), *settings.secret_patterns]
     request = RunRequest(
         graph=_required(payload, "graph", dict),
@@ -88,7 +90,8 @@ def parse_task(payload: dict[str, Any], settings: RunnerSettings) -> RunTask:
         scripted_approvals=_scripted_approvals(payload),
         reuse=_reuse(payload),
     )
-    secrets = task_secrets(payload, settings.token)
+    if secrets is None:
+        secrets = task_secrets(payload, settings.token)
     callback_url = _required(payload, "callback_url", str)
     if not secrets.credential or not callback_url.startswith(("http://", "https://")):
         raise PayloadError("credential and an http(s) callback_url are required")

@@ -16,6 +16,7 @@ import base64
 import binascii
 import json
 import secrets
+from functools import lru_cache
 from typing import Final
 
 from cryptography.exceptions import InvalidTag
@@ -57,7 +58,10 @@ def unseal(sealed: str, token: str, context: str) -> dict[str, str]:
     return values
 
 
+@lru_cache(maxsize=4)
 def _aead(token: str) -> AESGCM:
+    """The token's AEAD, derived once per token and process: HKDF and the cipher's
+    set-up cost more than sealing or opening one task's few secrets."""
     key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
                info=_INFO).derive(token.encode("utf-8"))
     return AESGCM(key)

@@ -150,10 +150,9 @@ async def _hosted(handle: RunHandle, settings: RunnerSettings, payload: dict[str
     sink: EventSink | None = None
     try:
         sink = EventSink(client, run_id, event_key=secrets.event_key, lease=secrets.lease,
-                         project_id=_project_id(payload))
-        failed_sink = sink
-        handle.failed_sink = lambda: failed_sink.failed or failed_sink.error is not None
-        return await _run_claimed(handle, settings, payload, sink, cancelled=cancelled)
+                         project_id=_project_id(payload), on_failed=handle.halt)
+        return await _run_claimed(handle, settings, payload, secrets, sink,
+                                  cancelled=cancelled)
     finally:
         handle.finishing = True
         task = asyncio.current_task()
@@ -168,13 +167,13 @@ async def _hosted(handle: RunHandle, settings: RunnerSettings, payload: dict[str
 
 
 async def _run_claimed(handle: RunHandle, settings: RunnerSettings, payload: dict[str, Any],
-                       sink: EventSink, *, cancelled: bool) -> str:
+                       secrets: TaskSecrets, sink: EventSink, *, cancelled: bool) -> str:
     run_id = handle.run_id
     if cancelled:
         sink(_ending("run.cancelled", 0, "cancelled", "cancelled", "the run was cancelled"))
         return "cancelled"
     try:
-        task = parse_task(payload, settings)
+        task = parse_task(payload, settings, secrets)
     except PayloadError as exc:
         log.warning("run %s: unusable payload: %s", run_id, exc)
         sink(_ending("run.failed", 0, "invalid_request", "node_error", str(exc)))
