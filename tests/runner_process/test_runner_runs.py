@@ -67,6 +67,18 @@ def test_it_runs_a_mock_graph_to_completion(runner_worker: Worker, rds: redis.Re
     assert wait_for(lambda: not protocol.slot_alive(rds, run_id), 2)
 
 
+def test_it_logs_a_run_by_its_run_id_only(runner_worker: Worker, rds: redis.Redis,
+                                          celery_client: Celery) -> None:
+    """At INFO (the Procfile's level) a run is one line naming its run, not also
+    Celery's received and succeeded lines per task, which name only a Celery task ID
+    and cost every run their formatting in two processes."""
+    run_id = send(celery_client, rds, payload(mock_graph()))
+    assert read_run(rds, run_id)[-1]["type"] == "run.completed"
+    assert wait_for(lambda: f"run {run_id}: completed" in runner_worker.log(), 5)
+    log = runner_worker.log()
+    assert " received" not in log and " succeeded in " not in log
+
+
 def test_it_drops_a_task_with_a_bad_signature(runner_worker: Worker, rds: redis.Redis,
                                               celery_client: Celery) -> None:
     body = payload(mock_graph())
