@@ -113,7 +113,7 @@ app.conf.update(
 
 
 # Celery's two INFO lines per task (received, succeeded) name only its Celery task ID
-# and cost each run ~0.1 ms of formatting and writing in the parent and in the child;
+# and cost each run ~0.15 ms of formatting and writing in the parent and in the child;
 # the runner logs each run by its run ID (runner.worker) instead. Set at import, before
 # the worker and its pool read these loggers' levels once.
 for _noisy in ("celery.worker.strategy", "celery.app.trace"):
