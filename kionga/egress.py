@@ -106,24 +106,42 @@ def _endpoint(entry: str) -> tuple[str, int] | None:
 
 def platform_endpoints() -> frozenset[tuple[str, int]]:
     """host:port of the services only the platform may call, from their settings."""
+    return _platform_endpoints(*_platform_settings())
+
+
+def _platform_settings() -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    urls = (settings.KIONGA_AGENT_DESIGNER_CALLBACK_URL, settings.REDIS_URL,
+            settings.KIONGA_AGENT_DESIGNER_RUNNER_URL)
+    databases = tuple((str(db.get("HOST") or ""), str(db.get("PORT") or ""))
+                      for db in settings.DATABASES.values())
+    return urls, databases
+
+
+def _platform_endpoints(urls: tuple[str, ...],
+                        databases: tuple[tuple[str, str], ...]) -> frozenset[tuple[str, int]]:
     found: set[tuple[str, int]] = set()
-    urls = [settings.KIONGA_AGENT_DESIGNER_CALLBACK_URL, settings.REDIS_URL,
-            settings.KIONGA_AGENT_DESIGNER_RUNNER_URL]
     for url in urls:
         parts = urlsplit(url) if url else None
         if parts and parts.hostname:
             default = {"https": 443, "redis": 6379, "rediss": 6379}.get(parts.scheme, 80)
             found.add((parts.hostname.lower(), parts.port or default))
-    for db in settings.DATABASES.values():
-        if db.get("HOST"):
-            found.add((str(db["HOST"]).lower(), int(db.get("PORT") or 5432)))
+    for host, port in databases:
+        if host:
+            found.add((host.lower(), int(port or 5432)))
     return frozenset(found)
 
 
 def current_policy() -> Policy:
-    # Read on each call (cheap): tests and operators change settings at run time.
-    networks, hosts, endpoints = parse_allow(settings.KIONGA_EGRESS_ALLOW)
-    return Policy(networks, hosts, endpoints, platform_endpoints())
+    # Read on each call: tests and operators change settings at run time. Built once
+    # per distinct value of its settings (each resource call asks for it).
+    return _policy(tuple(settings.KIONGA_EGRESS_ALLOW), *_platform_settings())
+
+
+@functools.lru_cache(maxsize=16)
+def _policy(allow: tuple[str, ...], urls: tuple[str, ...],
+            databases: tuple[tuple[str, str], ...]) -> Policy:
+    networks, hosts, endpoints = parse_allow(allow)
+    return Policy(networks, hosts, endpoints, _platform_endpoints(urls, databases))
 
 
 async def resolve_checked(policy: Policy, host: str, port: int) -> list[Address]:

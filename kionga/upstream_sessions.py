@@ -84,7 +84,7 @@ class LoopSessions:
         """The project's session under the current policy, counted as in use until
         give_back."""
         policy = egress.current_policy()  # read on each call: operators' settings
-        if policy != self._policy:
+        if policy is not self._policy:
             self._policy = policy
             self._sweep()
         elif self._loop.time() >= self._next_sweep:
