@@ -11,9 +11,12 @@ that later resolves elsewhere) must not reach what only the deployment should:
   unless KIONGA_EGRESS_ALLOW names that exact `host:port`.
 
 The check runs at connect time on the addresses the name resolved to, and the
-connection goes to the checked address (DNS rebinding cannot swap it afterwards);
-TLS still verifies the URL's host name. Callers map every failure, refusal included,
-to the same message (kionga.upstream), so the policy is no port-scan oracle.
+connection goes to a checked address (DNS rebinding cannot swap it afterwards);
+TLS still verifies the URL's host name. `resolve_checked` does both for the two
+clients: kionga.upstream_sessions (aiohttp, the resource calls) and
+`guarded_async_transport` (httpx, for the mcp client, which takes only httpx).
+Callers map every failure, refusal included, to the same message (kionga.upstream),
+so the policy is no port-scan oracle.
 """
 
 from __future__ import annotations
@@ -36,9 +39,10 @@ Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
-class EgressRefused(httpcore.ConnectError):
-    """The policy refused the destination (an httpcore.ConnectError, so httpx maps it
-    to httpx.ConnectError like any other failure to connect)."""
+class EgressRefused(OSError):
+    """The policy refused the destination: an OSError, as any other failure to connect
+    (each client maps it like one: aiohttp to ClientConnectorError, our httpx backend
+    to httpcore.ConnectError)."""
 
 
 @dataclass(frozen=True)
@@ -102,29 +106,62 @@ def _endpoint(entry: str) -> tuple[str, int] | None:
 
 def platform_endpoints() -> frozenset[tuple[str, int]]:
     """host:port of the services only the platform may call, from their settings."""
+    return _platform_endpoints(*_platform_settings())
+
+
+def _platform_settings() -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    urls = (settings.KIONGA_AGENT_DESIGNER_CALLBACK_URL, settings.REDIS_URL,
+            settings.KIONGA_AGENT_DESIGNER_RUNNER_URL)
+    databases = tuple((str(db.get("HOST") or ""), str(db.get("PORT") or ""))
+                      for db in settings.DATABASES.values())
+    return urls, databases
+
+
+def _platform_endpoints(urls: tuple[str, ...],
+                        databases: tuple[tuple[str, str], ...]) -> frozenset[tuple[str, int]]:
     found: set[tuple[str, int]] = set()
-    urls = [settings.KIONGA_AGENT_DESIGNER_CALLBACK_URL, settings.REDIS_URL,
-            settings.KIONGA_AGENT_DESIGNER_RUNNER_URL]
     for url in urls:
         parts = urlsplit(url) if url else None
         if parts and parts.hostname:
             default = {"https": 443, "redis": 6379, "rediss": 6379}.get(parts.scheme, 80)
             found.add((parts.hostname.lower(), parts.port or default))
-    for db in settings.DATABASES.values():
-        if db.get("HOST"):
-            found.add((str(db["HOST"]).lower(), int(db.get("PORT") or 5432)))
+    for host, port in databases:
+        if host:
+            found.add((host.lower(), int(port or 5432)))
     return frozenset(found)
 
 
 def current_policy() -> Policy:
-    # Read on each call (cheap): tests and operators change settings at run time.
-    networks, hosts, endpoints = parse_allow(settings.KIONGA_EGRESS_ALLOW)
-    return Policy(networks, hosts, endpoints, platform_endpoints())
+    # Read on each call: tests and operators change settings at run time. Built once
+    # per distinct value of its settings (each resource call asks for it).
+    return _policy(tuple(settings.KIONGA_EGRESS_ALLOW), *_platform_settings())
+
+
+@functools.lru_cache(maxsize=16)
+def _policy(allow: tuple[str, ...], urls: tuple[str, ...],
+            databases: tuple[tuple[str, str], ...]) -> Policy:
+    networks, hosts, endpoints = parse_allow(allow)
+    return Policy(networks, hosts, endpoints, _platform_endpoints(urls, databases))
+
+
+async def resolve_checked(policy: Policy, host: str, port: int) -> list[Address]:
+    """The addresses `host` resolves to (without blocking the event loop), each one
+    checked: one refused address refuses the name. OSError when it does not resolve
+    or is refused."""
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(
+            host, port, type=socket.SOCK_STREAM)
+    except UnicodeError as exc:  # a name IDNA cannot encode
+        raise OSError(f"name resolution failed: {exc}") from None
+    addresses = list(dict.fromkeys(
+        ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos))
+    for address in addresses:
+        policy.check(host, port, address)
+    return addresses
 
 
 class AsyncGuardedBackend(httpcore.AnyIOBackend):
-    """Resolves (without blocking the event loop), checks every address against the
-    policy, connects to a checked one."""
+    """Connects to a checked address of the host (resolve_checked)."""
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
@@ -134,20 +171,16 @@ class AsyncGuardedBackend(httpcore.AnyIOBackend):
                           socket_options: Iterable[Any] | None = None
                           ) -> httpcore.AsyncNetworkStream:
         try:
-            infos = await asyncio.get_running_loop().getaddrinfo(
-                host, port, type=socket.SOCK_STREAM)
-        except (socket.gaierror, UnicodeError) as exc:
-            raise httpcore.ConnectError(f"name resolution failed: {exc}") from None
-        addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
-        for address in addresses:  # one refused address refuses the name
-            self.policy.check(host, port, address)
+            addresses = await resolve_checked(self.policy, host, port)
+        except OSError as exc:
+            raise httpcore.ConnectError(str(exc)) from None
         return await super().connect_tcp(str(addresses[0]), port, timeout=timeout,
                                          local_address=local_address,
                                          socket_options=socket_options)
 
 
 @functools.cache
-def _ssl_context() -> ssl.SSLContext:
+def ssl_context() -> ssl.SSLContext:
     # Built once per process: loading the CA bundle costs milliseconds and ~1 MB, which
     # a thousand calls in flight must not each pay.
     return httpx.create_ssl_context()
@@ -155,11 +188,11 @@ def _ssl_context() -> ssl.SSLContext:
 
 def guarded_async_transport() -> httpx.AsyncHTTPTransport:
     """An httpx transport (for httpx.AsyncClient) whose connections pass the policy."""
-    transport = httpx.AsyncHTTPTransport(verify=_ssl_context())  # no CA bundle load per call
+    transport = httpx.AsyncHTTPTransport(verify=ssl_context())  # no CA bundle load per call
     # httpx has no public hook for the network backend; its pool is httpcore's, whose
     # constructor takes one. Same SSL defaults as AsyncHTTPTransport's own pool.
     transport._pool = httpcore.AsyncConnectionPool(
-        ssl_context=_ssl_context(), network_backend=AsyncGuardedBackend(current_policy()),
+        ssl_context=ssl_context(), network_backend=AsyncGuardedBackend(current_policy()),
     )
     return transport
 

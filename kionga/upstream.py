@@ -10,16 +10,18 @@ before it reaches the runner.
 from __future__ import annotations
 
 import asyncio
+import functools
+import json
 import logging
 from collections.abc import AsyncIterator, Hashable, Iterable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
-import httpx
+import aiohttp
 from django.conf import settings
 
-from kionga import egress, parsers
+from kionga import parsers, upstream_sessions
 from kionga.errors import APIError
 from runner.redact import MIN_SECRET_CHARS, Redactor
 
@@ -56,64 +58,162 @@ class Answer:
             return self.content.decode("utf-8", errors="replace")
 
 
-async def send(what: str, method: str, url: str, *, headers: dict[str, str], timeout: float,
-               json_body: Any = None, text_body: str | None = None) -> Answer:
-    """One HTTP call on the event loop, done within `timeout` seconds in all (an
-    upstream dripping its answer byte by byte cannot hold it longer); connection
-    problems, the time limit and oversized answers are resource_unavailable.
+# How long a stream's body may take to end once its caller read what it needed.
+END_WAIT_SECONDS: Final = 0.1
+# What the client raises when an upstream cannot be reached, is out of time, speaks no
+# HTTP or cuts its answer short; ValueError: a URL or header value it cannot send.
+FAILURES: Final = (aiohttp.ClientError, TimeoutError, OSError, ValueError)
+
+
+async def send(what: str, method: str, url: str, *, project: Hashable,
+               headers: dict[str, str], timeout: float, json_body: Any = None,
+               text_body: str | None = None) -> Answer:
+    """One HTTP call on the event loop, on `project`'s connections (kionga.upstream_sessions),
+    done within `timeout` seconds in all (an upstream dripping its answer byte by byte
+    cannot hold it longer); connection problems, the time limit and oversized answers
+    are resource_unavailable.
 
     `what` names the resource in messages and logs, e.g. "model 'gpt'".
     """
+    headers, data = _body(headers, json_body, text_body)
+    sessions = await upstream_sessions.of_loop()
+    entry = sessions.take(project)
     try:
-        async with asyncio.timeout(timeout), client(timeout) as http, http.stream(
-                method, url, headers=_content_type(headers, text_body),
-                **_body(json_body, text_body)) as response:
-            content = await _read_capped(what, response.aiter_bytes())
-            return Answer(response.status_code, content,
-                          response.headers.get("content-type", ""), what)
-    except (TimeoutError, httpx.HTTPError, httpx.InvalidURL) as exc:
+        async with asyncio.timeout(timeout), entry.session.request(
+                method, url, headers=headers, data=data, allow_redirects=False) as response:
+            content = await _read_capped(what, response.content)
+            return Answer(response.status, content,
+                          response.headers.get("Content-Type", ""), what)
+    except FAILURES as exc:
         raise unreachable(what, exc) from None
+    finally:
+        sessions.give_back(entry)
+
+
+class Streamed:
+    """A streamed answer whose head arrived: its status and content type; its body is
+    read whole (`read`) or line by line (`lines`)."""
+
+    def __init__(self, what: str, response: aiohttp.ClientResponse) -> None:
+        self.what = what
+        self.status = response.status
+        self.content_type = response.headers.get("Content-Type", "")
+        self.content = response.content
+
+    async def read(self) -> bytes:
+        """The whole body, at most MAX_ANSWER_BYTES."""
+        try:
+            return await _read_capped(self.what, self.content)
+        except FAILURES as exc:
+            raise unreachable(self.what, exc) from None
 
 
 @asynccontextmanager
-async def stream(what: str, url: str, *, headers: dict[str, str], timeout: float,
-                 json_body: Any) -> AsyncIterator[httpx.Response]:
-    """POST json_body and yield the response once its head arrived (within `timeout`);
+async def stream(what: str, url: str, *, project: Hashable, headers: dict[str, str],
+                 timeout: float, json_body: Any) -> AsyncIterator[Streamed]:
+    """POST json_body and yield the answer once its head arrived (within `timeout`);
     its body is then read as it comes (`lines`), each read within `timeout`."""
+    headers, data = _body(headers, json_body, None)
+    sessions = await upstream_sessions.of_loop()
+    entry = sessions.take(project)
     try:
-        async with client(timeout) as http:
+        try:
             async with asyncio.timeout(timeout):
-                request = http.build_request("POST", url, headers=headers, json=json_body)
-                response = await http.send(request, stream=True)
-            try:
-                yield response
-            finally:
-                await response.aclose()
-    except (TimeoutError, httpx.HTTPError, httpx.InvalidURL) as exc:
-        raise unreachable(what, exc) from None
+                response = await entry.session.request(
+                    "POST", url, headers=headers, data=data, allow_redirects=False,
+                    timeout=_read_timeout(timeout))
+        except FAILURES as exc:
+            raise unreachable(what, exc) from None
+        try:
+            yield Streamed(what, response)
+            await _wait_for_end(response.content)
+        finally:
+            # Back to the pool when the body was read to its end, else closed.
+            response.release()
+    finally:
+        sessions.give_back(entry)
 
 
-async def lines(what: str, response: httpx.Response) -> AsyncIterator[str]:
+async def _wait_for_end(content: aiohttp.StreamReader) -> None:
+    """A caller that stopped at the stream's last event (`[DONE]`) leaves the body's
+    end (the chunked terminator) unread, often in a segment of its own: wait for it a
+    moment, so the connection goes back to the pool instead of being closed."""
+    if content.is_eof():
+        return
+    try:
+        async with asyncio.timeout(END_WAIT_SECONDS):
+            await content.wait_eof()
+    except FAILURES:
+        pass  # then closed
+
+
+def lines(what: str, answer: Streamed) -> AsyncIterator[str]:
     """The lines of a streamed answer, at most MAX_ANSWER_BYTES; a connection lost or
     a read timeout mid-answer is resource_unavailable ("cut its answer short")."""
-    size = 0
-    try:
-        async for line in response.aiter_lines():
-            size += len(line) + 1
-            if size > MAX_ANSWER_BYTES:
-                raise unavailable(what, f"answered more than {MAX_ANSWER_BYTES} bytes", 502)
-            yield line
-    except httpx.HTTPError as exc:
-        logger.warning("%s cut its answer short (%s)", what, type(exc).__name__)
-        raise APIError(502, "resource_unavailable",
-                       f"{capital(what)} cut its answer short.") from None
+    return _Lines(what, answer.content)
 
 
-def client(timeout: float) -> httpx.AsyncClient:
-    # No redirects: following one could carry the secret headers somewhere else.
-    # No proxies from the environment: they would bypass the egress policy.
-    return httpx.AsyncClient(timeout=timeout, follow_redirects=False, trust_env=False,
-                             transport=egress.guarded_async_transport())
+class _Lines:
+    """Splits the body on CR, LF or CRLF (Server-Sent Events' line ends) as it arrives:
+    one read per network chunk, its lines handed out from a list (an iterator, not an
+    async generator: nothing to finalize when the caller stops at `[DONE]`)."""
+
+    def __init__(self, what: str, content: aiohttp.StreamReader) -> None:
+        self._what, self._content = what, content
+        self._ready: list[str] = []
+        self._next = 0
+        self._partial: list[bytes] = []
+        self._size = 0
+        self._ended = False
+
+    def __aiter__(self) -> _Lines:
+        return self
+
+    async def __anext__(self) -> str:
+        while self._next >= len(self._ready):
+            if self._ended:
+                raise StopAsyncIteration
+            await self._read()
+        line = self._ready[self._next]
+        self._next += 1
+        return line
+
+    async def _read(self) -> None:
+        try:
+            chunk = await self._content.readany()
+        except FAILURES as exc:
+            logger.warning("%s cut its answer short (%s)", self._what, type(exc).__name__)
+            raise APIError(502, "resource_unavailable",
+                           f"{capital(self._what)} cut its answer short.") from None
+        self._ready, self._next = [], 0
+        if not chunk:
+            self._ended = True
+            if self._partial:
+                self._ready = [_text(b"".join(self._partial))]
+            return
+        self._size += len(chunk)
+        if self._size > MAX_ANSWER_BYTES:
+            raise unavailable(self._what, f"answered more than {MAX_ANSWER_BYTES} bytes", 502)
+        if b"\n" not in chunk and b"\r" not in chunk:
+            self._partial.append(chunk)
+            return
+        if self._partial:
+            self._partial.append(chunk)
+            chunk = b"".join(self._partial)
+        parts = chunk.splitlines(keepends=True)
+        # The last part waits for more unless it ended with LF (a CR may be CRLF's half).
+        self._partial = [] if parts[-1].endswith(b"\n") else [parts.pop()]
+        self._ready = [_text(part.rstrip(b"\r\n")) for part in parts]
+
+
+def _text(line: bytes) -> str:
+    return line.decode("utf-8", errors="replace")
+
+
+@functools.cache
+def _read_timeout(seconds: float) -> aiohttp.ClientTimeout:
+    # sock_read: the longest wait for the next bytes of the answer.
+    return aiohttp.ClientTimeout(sock_read=seconds)
 
 
 def unreachable(what: str, exc: Exception) -> APIError:
@@ -123,22 +223,27 @@ def unreachable(what: str, exc: Exception) -> APIError:
     return APIError(503, "resource_unavailable", f"{capital(what)} cannot be reached.")
 
 
-def _content_type(headers: dict[str, str], text_body: str | None) -> dict[str, str]:
-    if text_body is None:
-        return headers
-    return {"Content-Type": "text/plain; charset=utf-8", **headers}
-
-
-def _body(json_body: Any, text_body: str | None) -> dict[str, Any]:
+def _body(headers: dict[str, str], json_body: Any,
+          text_body: str | None) -> tuple[dict[str, str], bytes | None]:
+    """The headers with the body's content type, and the body's bytes (JSON as compact
+    UTF-8, without NaN or infinities)."""
     if text_body is not None:
-        return {"content": text_body.encode("utf-8")}
-    return {"json": json_body} if json_body is not None else {}
+        content_type, data = "text/plain; charset=utf-8", text_body.encode()
+    elif json_body is not None:
+        content_type = "application/json"
+        data = json.dumps(json_body, ensure_ascii=False, separators=(",", ":"),
+                          allow_nan=False).encode()
+    else:
+        return headers, None
+    if any(name.lower() == "content-type" for name in headers):
+        return headers, data  # the caller's own
+    return {"Content-Type": content_type, **headers}, data
 
 
-async def _read_capped(what: str, chunks: AsyncIterator[bytes]) -> bytes:
+async def _read_capped(what: str, content: aiohttp.StreamReader) -> bytes:
     parts: list[bytes] = []
     size = 0
-    async for chunk in chunks:
+    while chunk := await content.readany():
         size += len(chunk)
         if size > MAX_ANSWER_BYTES:
             raise unavailable(what, f"answered more than {MAX_ANSWER_BYTES} bytes", 502)

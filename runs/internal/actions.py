@@ -53,8 +53,8 @@ async def do_predict(run: Run, endpoint: ModelEndpoint,
     what = f"model {endpoint.key!r}"
     async with upstream.call_slot(run.project_id, f"model/{endpoint.key}", what, SLOT_WAIT):
         answer = upstream.check_success(what, await upstream.send(
-            what, "POST", _completions_url(endpoint), headers=_model_headers(endpoint),
-            timeout=MODEL_TIMEOUT,
+            what, "POST", _completions_url(endpoint), project=run.project_id,
+            headers=_model_headers(endpoint), timeout=MODEL_TIMEOUT,
             json_body={"model": endpoint.model_name, "messages": messages, "stream": False},
         ))
     text, prompt, completion = _completion(what, answer, messages)
@@ -88,14 +88,12 @@ async def _stream_events(run: Run, endpoint: ModelEndpoint,
             "stream_options": {"include_usage": True}}
     headers = {**_model_headers(endpoint), "Accept": "text/event-stream"}
     async with upstream.call_slot(run.project_id, f"model/{endpoint.key}", what, SLOT_WAIT), \
-            upstream.stream(what, _completions_url(endpoint), headers=headers,
-                            timeout=MODEL_TIMEOUT, json_body=body) as response:
-        if not 200 <= response.status_code < 300 \
-                or "text/event-stream" not in response.headers.get("content-type", ""):
+            upstream.stream(what, _completions_url(endpoint), project=run.project_id,
+                            headers=headers, timeout=MODEL_TIMEOUT, json_body=body) as response:
+        if not 200 <= response.status < 300 or "text/event-stream" not in response.content_type:
             # A refusal, or a server that ignored stream=true: one answer, as do_predict.
-            content = await response.aread()
             answer = upstream.check_success(what, upstream.Answer(
-                response.status_code, content, response.headers.get("content-type", ""), what))
+                response.status, await response.read(), response.content_type, what))
             text, prompt, completion = _completion(what, answer, messages)
             yield b""  # the head: the answer is a success
             if text:
@@ -138,7 +136,7 @@ def sse(event: str, data: Any) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
 
 
-async def _chunks(what: str, response: Any) -> AsyncIterator[dict[str, Any]]:
+async def _chunks(what: str, response: upstream.Streamed) -> AsyncIterator[dict[str, Any]]:
     """The JSON chunks of an OpenAI-compatible stream, until [DONE] or its end."""
     async for line in upstream.lines(what, response):
         if not line.startswith("data:"):
@@ -230,7 +228,8 @@ async def do_invoke_function(run: Run, name: str, value: Any) -> dict[str, Any]:
         headers["Authorization"] = f"Bearer {function.secret}"
     async with upstream.call_slot(run.project_id, f"function/{name}", what, SLOT_WAIT):
         answer = upstream.check_success(what, await upstream.send(
-            what, "POST", function.url, headers=headers, timeout=CALL_TIMEOUT,
+            what, "POST", function.url, project=run.project_id, headers=headers,
+            timeout=CALL_TIMEOUT,
             json_body={"input": value},
         ))
     # The webhook's whole JSON answer is the output (text when it is not JSON).
@@ -286,7 +285,8 @@ async def do_invoke_connection(connection: ApiConnection, method: str, url: str,
     async with upstream.call_slot(connection.project_id, f"connection/{connection.key}",
                                   what, SLOT_WAIT):
         answer = await upstream.send(
-            what, method, url, headers=headers, timeout=CALL_TIMEOUT,
+            what, method, url, project=connection.project_id, headers=headers,
+            timeout=CALL_TIMEOUT,
             json_body=body if sends_body and not isinstance(body, str) else None,
             text_body=body if sends_body and isinstance(body, str) else None,
         )
