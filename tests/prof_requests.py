@@ -1,9 +1,10 @@
 """Per-request CPU of a run's three requests through kionga.asgi in-process (not a
 test, not collected: run it by name). The JSON start, the streamed start (to its first
 chunk, then the client leaves) and an event stream's opening: CPU of the whole process
-(every thread) per request; function calls per request of the event loop's thread and
-the first worker thread; with PROF_TOP=N the top functions by own time; with
-PROF_OFF=1 the CPU alone, without cProfile's own cost.
+(every thread) per request; function calls per request of every thread the requests
+run in, on each thread's CPU time; with PROF_TOP=N the top functions by own time
+(PROF_SORT=cumulative: by time with callees), PROF_CALLERS=name the callers of the
+functions matching it; with PROF_OFF=1 the CPU alone, without cProfile's own cost.
 
     PROF_OFF=1 PROF_N=100 .venv/bin/pytest -q -s -p no:randomly tests/prof_requests.py
 """
