@@ -22,7 +22,7 @@ import json
 import socket
 from collections import deque
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import httptools
@@ -250,8 +250,8 @@ class _Wire(asyncio.Protocol):
 
     # asyncio's callbacks
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self._transport = transport  # asyncio sets TCP_NODELAY on TCP sockets
+        # a cast, not an isinstance check: uvloop's transports are not asyncio's classes
+        self._transport = cast(asyncio.Transport, transport)  # TCP_NODELAY set by asyncio
 
     def data_received(self, data: bytes) -> None:
         answer = self.answer
