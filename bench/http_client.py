@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, cast
@@ -28,6 +29,10 @@ from urllib.parse import urlsplit
 import httptools
 
 READ_BYTES = 65536
+# An AsyncClient's idle connection is used again only within this many seconds: below
+# uvicorn's 5 s keep-alive (the Procfile's), so a request does not meet a server
+# closing that connection (a request it may have read, then tried again).
+MAX_IDLE = 4.0
 
 
 def _request(method: str, path: str, head: str, body: Any, accept: str, token: str | None,
@@ -236,6 +241,7 @@ class _Wire(asyncio.Protocol):
         self._transport: asyncio.Transport | None = None
         self.answer: AsyncResponse | None = None
         self.open = True
+        self.idle_since = 0.0  # time.monotonic() when its last answer ended
 
     def send(self, request: bytes, timeout: float) -> AsyncResponse:
         assert self._transport is not None
@@ -288,6 +294,7 @@ class _Wire(asyncio.Protocol):
         answer.complete = True
         answer._wake()
         if answer.keep_alive and self.open:
+            self.idle_since = time.monotonic()
             self._client._idle.append(self)
         else:
             self.close()
@@ -295,8 +302,9 @@ class _Wire(asyncio.Protocol):
 
 class AsyncClient:
     """Kept-alive connections to one server for asyncio tasks: a request takes the
-    connection released last (the warmest: servers close the idle ones) or opens one;
-    an answer read to its end gives its connection back. `token` authorizes every
+    connection released last (the warmest: servers close the idle ones) if it has been
+    idle at most MAX_IDLE, or opens one; an answer read to its end gives its
+    connection back. `token` authorizes every
     request unless a request names its own."""
 
     def __init__(self, base_url: str, token: str | None = None, timeout: float = 60.0) -> None:
@@ -314,7 +322,8 @@ class AsyncClient:
                            headers)
         while self._idle:
             wire = self._idle.pop()
-            if not wire.open:
+            if not wire.open or time.monotonic() - wire.idle_since > MAX_IDLE:
+                wire.close()
                 continue
             answer = wire.send(request, self._timeout)
             try:

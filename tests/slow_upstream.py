@@ -201,7 +201,8 @@ class _Peer(asyncio.Protocol):
         self._app, self._peers = app, peers
         self._parser = httptools.HttpRequestParser(self)
         self._transport: asyncio.Transport | None = None
-        self._url, self._body, self._size = b"", [], 0
+        self._url, self._size = b"", 0
+        self._body: list[bytes] = []
         self._requests: deque[tuple[str, str, bytes, bool]] = deque()
         self._busy = False  # an answer is being sent: the next request waits for its end
         self._keep_alive = True
@@ -360,7 +361,7 @@ def serving_slow(app: SlowUpstream) -> Iterator[str]:
     try:
         yield f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
     finally:
-        loop.call_soon_threadsafe(lambda: stop.done() or stop.set_result(None))
+        loop.call_soon_threadsafe(stop.set_result, None)
         thread.join(10)
         loop.close()
         sock.close()

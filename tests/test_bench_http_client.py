@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from bench import http_client
 from bench.http_client import AsyncClient, Connection, alines, lines
 from tests.loopback import QuietHandler, serving
 
@@ -196,3 +197,26 @@ def test_an_async_answer_that_does_not_come_in_time_is_a_timeout() -> None:
             asyncio.run(scenario(url))
     finally:
         StreamHandler.gap = 0.05
+
+
+def test_an_async_connection_idle_too_long_is_not_used_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server closes idle kept-alive connections (uvicorn after 5 s): one idle past
+    MAX_IDLE is closed by the client, not met mid-close by the next request."""
+    monkeypatch.setattr(http_client, "MAX_IDLE", 0.1)
+    Handler.ports = []
+
+    async def scenario(url: str) -> None:
+        client = AsyncClient(url, "kio_token")
+        try:
+            await client.json("POST", "/a", {"n": 1})
+            await client.json("POST", "/a", {"n": 2})  # at once: the same connection
+            await asyncio.sleep(0.2)
+            await client.json("POST", "/a", {"n": 3})
+        finally:
+            await client.aclose()
+
+    with serving(Handler) as url:
+        asyncio.run(scenario(url))
+    assert len(Handler.ports) == 3
+    assert Handler.ports[0] == Handler.ports[1] != Handler.ports[2]
