@@ -294,7 +294,7 @@ async def lane(index: int, lanes: Lanes) -> None:
                 load.added_sse.append((arrived - sent - args.latency) * 1000)
 
 
-MEMBERS_EVERY = 10  # memory samples between two looks for the groups' processes
+MEMBERS_EVERY = 60  # memory samples (30 s) between two looks for the groups' processes
 
 
 async def sample_memory(stack: Stack, peaks: dict[str, int], stop: asyncio.Event) -> None:
