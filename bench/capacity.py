@@ -140,8 +140,10 @@ def main() -> None:
     upstream, url = start_upstream(args)
     try:
         add_models(env, projects, url)
-        stack.start()
         try:
+            # Inside: a stack that did not become ready is stopped too (its processes
+            # would hold the bench database's sessions, and the next run's dropdb fails).
+            stack.start()
             figures = asyncio.run(measure(stack, projects, url, upstream.pid, args, per_user))
         finally:
             stack.stop()
