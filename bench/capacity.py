@@ -34,8 +34,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -58,6 +56,7 @@ from bench.capacity_stack import (  # noqa: E402
     start_upstream,
     streams_per_user,
 )
+from bench.http_client import AsyncClient  # noqa: E402
 from bench.stack_setup import PG, bootstrap, fresh_database  # noqa: E402
 
 PHASES = ("load", "approvals", "eval")
@@ -67,11 +66,8 @@ async def measure(stack: DefaultStack, projects: list[Project], upstream: str,
                   upstream_pid: int, args: argparse.Namespace,
                   per_user: int) -> dict[str, Any]:
     dsn = f"{PG}/{DB_NAME}"
-    room = args.runs + args.sample + 50
-    limits = httpx.Limits(max_connections=room, max_keepalive_connections=room)
-    timeout = httpx.Timeout(60.0, read=args.latency + 120.0)
-    clients = [httpx.AsyncClient(base_url=stack.base_url, limits=limits, timeout=timeout,
-                                 headers={"Authorization": f"Bearer {p.token}"})
+    # The light client (bench/http_client.py): its CPU is not the stack's to spend.
+    clients = [AsyncClient(stack.base_url, p.token, timeout=args.latency + 120.0)
                for p in projects]
     figures: dict[str, Any] = {}
     try:
@@ -144,8 +140,10 @@ def main() -> None:
     upstream, url = start_upstream(args)
     try:
         add_models(env, projects, url)
-        stack.start()
         try:
+            # Inside: a stack that did not become ready is stopped too (its processes
+            # would hold the bench database's sessions, and the next run's dropdb fails).
+            stack.start()
             figures = asyncio.run(measure(stack, projects, url, upstream.pid, args, per_user))
         finally:
             stack.stop()

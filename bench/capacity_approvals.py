@@ -11,10 +11,10 @@ import asyncio
 import time
 from typing import Any
 
-import httpx
 import psycopg
 
 from bench.capacity_stack import MB, Project, call, create_design, instant_graph, rss
+from bench.http_client import AsyncClient
 from tests.stack import Stack
 
 
@@ -28,7 +28,7 @@ def approval_graph() -> dict[str, Any]:
             "settings": {"timeout_seconds": 300}}
 
 
-async def hold_approvals(stack: Stack, client: httpx.AsyncClient, project: Project,
+async def hold_approvals(stack: Stack, client: AsyncClient, project: Project,
                          args: argparse.Namespace, dsn: str,
                          idle_total: int) -> dict[str, Any]:
     gated = await create_design(client, project, "approvals", approval_graph())
@@ -37,24 +37,24 @@ async def hold_approvals(stack: Stack, client: httpx.AsyncClient, project: Proje
     refused = False
     while len(accepted) < args.approvals and not refused:
         answer = await call(client, "POST", f"/api/v1/agent-designs/{gated}/runs",
-                            json={"input": f"wait {len(accepted)}"})
-        if answer.status_code == 201:
+                            {"input": f"wait {len(accepted)}"})
+        if answer.status == 201:
             accepted.append(str(answer.json()["id"]))
-        elif answer.status_code == 429:
+        elif answer.status == 429:
             refused = True
         else:
-            raise RuntimeError(f"start answered {answer.status_code}: {answer.text}")
+            raise RuntimeError(f"start answered {answer.status}: {answer.text}")
     waiting = await wait_status(dsn, accepted, "status = 'waiting'", timeout=60)
     total = sum(rss(stack, tuple(stack.processes)).values())
     answer = await call(client, "POST", f"/api/v1/agent-designs/{probe}/runs",
-                        json={"input": "probe"})
-    if answer.status_code == 201:
+                        {"input": "probe"})
+    if answer.status == 201:
         held = waiting
-    elif answer.status_code == 429:
+    elif answer.status == 429:
         # The last start accepted was made with one fewer waiting.
         held = max(0, waiting - 1)
     else:
-        raise RuntimeError(f"probe answered {answer.status_code}: {answer.text}")
+        raise RuntimeError(f"probe answered {answer.status}: {answer.text}")
     print(f"approvals: {held} waiting while the project still starts runs", flush=True)
     await asyncio.gather(*(call(client, "POST",
                                 f"/api/v1/agent-designs/{gated}/runs/{run_id}/cancel")

@@ -13,11 +13,11 @@ import asyncio
 import time
 from typing import Any
 
-import httpx
 import psycopg
 
 from bench.capacity_stack import DB_NAME, Project, call, create_design, instant_graph
 from bench.cpu import CpuMeter, group, postgres_backends
+from bench.http_client import AsyncClient
 from bench.stack_setup import PG
 from tests.stack import Stack
 
@@ -26,7 +26,7 @@ WARM_CASES = 4
 POLL = 0.1  # seconds between looks at the evaluations' ends
 
 
-async def judged_designs(client: httpx.AsyncClient, project: Project, cases: int,
+async def judged_designs(client: AsyncClient, project: Project, cases: int,
                          name: str) -> list[str]:
     """Designs holding `cases` judged cases between them."""
     designs = []
@@ -40,14 +40,14 @@ async def judged_designs(client: httpx.AsyncClient, project: Project, cases: int
                                             "min_score": 0.7}}}
                     for i in range(first, first + count)]
         put = await call(client, "PUT", f"/api/v1/agent-designs/{design}/fixtures",
-                         json={"revision": 0, "cases": fixtures})
-        if put.status_code != 200:
-            raise RuntimeError(f"fixtures answered {put.status_code}: {put.text}")
+                         {"revision": 0, "cases": fixtures})
+        if put.status != 200:
+            raise RuntimeError(f"fixtures answered {put.status}: {put.text}")
         designs.append(design)
     return designs
 
 
-async def run_evaluations(client: httpx.AsyncClient, designs: list[str], dsn: str,
+async def run_evaluations(client: AsyncClient, designs: list[str], dsn: str,
                           timeout: float) -> tuple[float, list[dict[str, Any]]]:
     """Start an evaluation of each design at once; (seconds from the first start to the
     last end, their results: those that ended within `timeout`). The ends are watched in
@@ -56,9 +56,9 @@ async def run_evaluations(client: httpx.AsyncClient, designs: list[str], dsn: st
     began, ids = time.time(), []
     for design in designs:
         started = await call(client, "POST", f"/api/v1/agent-designs/{design}/evaluations",
-                             json={})
-        if started.status_code != 201:
-            raise RuntimeError(f"evaluation answered {started.status_code}: {started.text}")
+                             {})
+        if started.status != 201:
+            raise RuntimeError(f"evaluation answered {started.status}: {started.text}")
         ids.append(str(started.json()["id"]))
     ended = began + timeout
     async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
@@ -78,7 +78,7 @@ async def run_evaluations(client: httpx.AsyncClient, designs: list[str], dsn: st
     return ended - began, results
 
 
-async def evaluate(stack: Stack, client: httpx.AsyncClient, project: Project,
+async def evaluate(stack: Stack, client: AsyncClient, project: Project,
                    args: argparse.Namespace) -> dict[str, Any]:
     warm = await judged_designs(client, project, WARM_CASES, "warm")
     dsn = f"{PG}/{DB_NAME}"

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
+import json
 import math
 import random
 import signal
@@ -28,7 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
 import psycopg
 
 from bench.capacity_stack import (
@@ -37,10 +38,19 @@ from bench.capacity_stack import (
     Project,
     call,
     create_design,
-    rss,
     upstream_stats,
 )
-from bench.cpu import CpuMeter, calibration_ms, group, postgres_backends, this_process
+from bench.cpu import (
+    CpuMeter,
+    calibration_ms,
+    group,
+    members,
+    pid_cpu_ms,
+    postgres_backends,
+    rss_of,
+    this_process,
+)
+from bench.http_client import AsyncClient, alines
 from bench.stack_setup import pct
 from tests.sse_frames import FrameParser
 from tests.stack import VENV_BIN, Stack
@@ -105,11 +115,13 @@ class Load:
     sse_refused: Counter[str] = field(default_factory=Counter)  # stream opens refused
     sse_resumed: int = 0  # streams cut mid-run and opened again with Last-Event-ID
     sse_given_up: int = 0  # streams cut more than MAX_RESUMES times
-    # run ID → future of (status, runner's end time as epoch s), set by the poller
+    # run ID → future of (status, runner's end time as epoch s), set (and the entry
+    # dropped) by the poller
     pending: dict[str, asyncio.Future[tuple[str, float]]] = field(default_factory=dict)
+    poll_ms: float = 0.0  # CPU of the database backend that served the poller
 
 
-async def start_run(client: httpx.AsyncClient, design: str, text: str, load: Load,
+async def start_run(client: AsyncClient, design: str, text: str, load: Load,
                     first: bool, deadline: float) -> tuple[str, float, float] | None:
     """(run ID, epoch s its accepted POST was sent, and answered), trying again after
     each 429; None when the deadline passed before a start was accepted."""
@@ -117,11 +129,11 @@ async def start_run(client: httpx.AsyncClient, design: str, text: str, load: Loa
     while True:
         sent = time.time()
         response = await call(client, "POST", f"/api/v1/agent-designs/{design}/runs",
-                              json={"input": text})
-        if response.status_code == 201:
+                              {"input": text})
+        if response.status == 201:
             return str(response.json()["id"]), sent, time.time()
-        if response.status_code != 429:
-            raise RuntimeError(f"start answered {response.status_code}: {response.text}")
+        if response.status != 429:
+            raise RuntimeError(f"start answered {response.status}: {response.text}")
         load.refusals += 1
         load.codes[response.json().get("error", {}).get("code", "?")] += 1
         if first:
@@ -140,23 +152,22 @@ class Refused(Exception):
     """The gateway refused to open the stream (its error code)."""
 
 
-async def read_stream(client: httpx.AsyncClient, url: str, token: str, last_seq: int | None,
+async def read_stream(client: AsyncClient, url: str, token: str, last_seq: int | None,
                       seen: set[int], load: Load) -> float | None:
     """Read one opening of a run's stream into `seen`; when its terminal event arrived
     (None: the stream ended or broke before it)."""
-    headers = {"Accept": "text/event-stream", "Authorization": f"Bearer {token}"}
-    if last_seq is not None:
-        headers["Last-Event-ID"] = str(last_seq)
-    parser = FrameParser()
-    async with client.stream("GET", url, headers=headers) as response:
-        if response.status_code != 200:
-            await response.aread()
+    headers = None if last_seq is None else {"Last-Event-ID": str(last_seq)}
+    response = await client.send("GET", url, accept="text/event-stream", token=token,
+                                 headers=headers)
+    try:
+        if response.status != 200:
             try:
-                code = str(response.json()["error"]["code"])
+                code = str(json.loads(await response.read())["error"]["code"])
             except (ValueError, KeyError, TypeError):
-                code = str(response.status_code)
+                code = str(response.status)
             raise Refused(code)
-        async for line in response.aiter_lines():
+        parser = FrameParser()
+        async for line in alines(response):
             if (frame := parser.feed(line)) is None:
                 continue
             kind, doc, has_id = frame
@@ -166,10 +177,12 @@ async def read_stream(client: httpx.AsyncClient, url: str, token: str, last_seq:
                 seen.add(doc["seq"])
                 if doc.get("type") in TERMINAL:
                     return time.time()
-    return None
+        return None
+    finally:
+        response.close()  # a stream left before its end: its connection is not kept
 
 
-async def follow(client: httpx.AsyncClient, design: str, run_id: str, token: str,
+async def follow(client: AsyncClient, design: str, run_id: str, token: str,
                  load: Load) -> tuple[set[int], float | None] | None:
     """The stored events' seqs the run's stream delivered and when its terminal event
     arrived, resuming a cut stream with Last-Event-ID; None when the gateway refused
@@ -185,7 +198,7 @@ async def follow(client: httpx.AsyncClient, design: str, run_id: str, token: str
                 return None
             load.sse_refused[f"resume:{refused}"] += 1
             break
-        except httpx.TransportError:
+        except OSError:  # cut (ConnectionError) or silent too long (TimeoutError)
             arrived = None
         if arrived is not None:
             return seen, arrived
@@ -196,10 +209,19 @@ async def follow(client: httpx.AsyncClient, design: str, run_id: str, token: str
 
 
 async def poll_ends(dsn: str, load: Load, stop: asyncio.Event) -> None:
+    """Resolve the pending runs' futures as their ends are stored. The CPU of the
+    PostgreSQL backend serving these queries is the bench's, not the stack's: it goes
+    to load.poll_ms (its backend ends with the connection, before the stack's meter
+    reads the database's backends)."""
     async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
+        row = await (await conn.execute("SELECT pg_backend_pid()")).fetchone()
+        backend = int(row[0]) if row else 0
+        began = pid_cpu_ms(backend)
         while not stop.is_set():
-            ids = [run_id for run_id, future in load.pending.items() if not future.done()]
-            if ids:
+            if load.pending:
+                # One array literal joined in C, not a list adapted item by item: this
+                # query runs ten times a second with every run in flight in it.
+                ids = "{" + ",".join(load.pending) + "}"
                 rows = await (await conn.execute(
                     "SELECT id::text, status, extract(epoch FROM finished_at)::float8, "
                     "coalesce(error->>'code', '') FROM runs_run WHERE id = ANY(%s::uuid[]) "
@@ -209,7 +231,9 @@ async def poll_ends(dsn: str, load: Load, stop: asyncio.Event) -> None:
                     if future is not None and not future.done():
                         future.set_result((str(status) if status == "completed" else
                                            f"{status}:{code}", float(finished)))
+                    load.pending.pop(run_id, None)
             await asyncio.sleep(POLL)
+        load.poll_ms += pid_cpu_ms(backend) - began
 
 
 async def count_lost(dsn: str, seen: dict[str, set[int]]) -> int:
@@ -228,7 +252,7 @@ async def count_lost(dsn: str, seen: dict[str, set[int]]) -> int:
 class Lanes:
     """What every lane shares."""
 
-    clients: list[httpx.AsyncClient]  # one per project, as its admin
+    clients: list[AsyncClient]  # one per project, as its admin
     projects: list[Project]
     args: argparse.Namespace
     per_user: int  # KIONGA_MAX_STREAMS_PER_USER
@@ -270,14 +294,27 @@ async def lane(index: int, lanes: Lanes) -> None:
                 load.added_sse.append((arrived - sent - args.latency) * 1000)
 
 
+MEMBERS_EVERY = 60  # memory samples (30 s) between two looks for the groups' processes
+
+
 async def sample_memory(stack: Stack, peaks: dict[str, int], stop: asyncio.Event) -> None:
-    while not stop.is_set():
-        for name, value in rss(stack, ("runner", "internal")).items():
-            peaks[name] = max(peaks.get(name, 0), value)
+    """The runner's and internal listener's resident peaks, every 0.5 s. Which processes
+    each group holds is read from all of /proc only every MEMBERS_EVERY samples (the
+    groups' processes live as long as the load): a pass over a busy machine's /proc
+    cost the bench's client more than its requests."""
+    groups = {name: stack.processes[name].pid for name in ("runner", "internal")}
+    pids: dict[str, list[str]] = {}
+    for sample in itertools.count():
+        if stop.is_set():
+            return
+        if sample % MEMBERS_EVERY == 0:
+            pids = members(groups)
+        for name, group_pids in pids.items():
+            peaks[name] = max(peaks.get(name, 0), rss_of(group_pids))
         await asyncio.sleep(0.5)
 
 
-async def run_load(stack: Stack, clients: list[httpx.AsyncClient], projects: list[Project],
+async def run_load(stack: Stack, clients: list[AsyncClient], projects: list[Project],
                    args: argparse.Namespace, dsn: str,
                    per_user: int) -> tuple[Load, float, dict[str, int]]:
     load, stop = Load(), asyncio.Event()
@@ -293,12 +330,12 @@ async def run_load(stack: Stack, clients: list[httpx.AsyncClient], projects: lis
     return load, elapsed, peaks
 
 
-async def create_designs(clients: list[httpx.AsyncClient], projects: list[Project]) -> None:
+async def create_designs(clients: list[AsyncClient], projects: list[Project]) -> None:
     for client, project in zip(clients, projects, strict=True):
         project.design = await create_design(client, project, "slow", model_graph())
 
 
-async def warm_up(stack: Stack, clients: list[httpx.AsyncClient], projects: list[Project],
+async def warm_up(stack: Stack, clients: list[AsyncClient], projects: list[Project],
                   args: argparse.Namespace, dsn: str, per_user: int) -> None:
     """Every process and connection warm: one slow run per project, followed."""
     warm = argparse.Namespace(**{**vars(args), "runs": 2, "rounds": 1, "sample": 2})
@@ -316,7 +353,8 @@ def profilers(stack: Stack, out: Path) -> list[subprocess.Popen[bytes]]:
             for name in ("gateway", "internal", "runner", "events")]
 
 
-# The stack's processes: its figure leaves out the bench's own client and the upstream.
+# The stack's processes: its figure leaves out the bench's own client (`client`), the
+# database backend serving the client's poll of the runs' ends (`poll`) and the upstream.
 STACK = ("gateway", "internal", "runner", "events", "worker", "redis", "postgres")
 
 
@@ -330,7 +368,7 @@ def load_meter(stack: Stack, upstream_pid: int) -> CpuMeter:
 
 def cpu_per_run(spent: dict[str, float], completed: int) -> dict[str, float]:
     """CPU ms per completed run of each process, the stack's sum (`stack`: without the
-    bench's client and the upstream peer) and everything's (`all`)."""
+    bench's client, its poll and the upstream peer) and everything's (`all`)."""
     runs = max(1, completed)
     out = {name: round(ms / runs, 2) for name, ms in spent.items()}
     out["stack"] = round(sum(ms for name, ms in spent.items() if name in STACK) / runs, 2)
@@ -338,7 +376,7 @@ def cpu_per_run(spent: dict[str, float], completed: int) -> dict[str, float]:
     return out
 
 
-async def measure_load(stack: Stack, clients: list[httpx.AsyncClient],
+async def measure_load(stack: Stack, clients: list[AsyncClient],
                        projects: list[Project], args: argparse.Namespace, dsn: str,
                        per_user: int, idle: dict[str, int], upstream: str,
                        upstream_pid: int) -> dict[str, Any]:
@@ -346,7 +384,8 @@ async def measure_load(stack: Stack, clients: list[httpx.AsyncClient],
     meter = load_meter(stack, upstream_pid)
     spies = profilers(stack, args.profile) if args.profile else []
     load, elapsed, peaks = await run_load(stack, clients, projects, args, dsn, per_user)
-    spent = meter.spent()
+    spent = {**meter.spent(), "poll": load.poll_ms}
+    calibration_after = calibration_ms()
     for spy in spies:
         spy.send_signal(signal.SIGINT)
         spy.wait()
@@ -355,7 +394,10 @@ async def measure_load(stack: Stack, clients: list[httpx.AsyncClient],
     calls = (await upstream_stats(upstream))["peak_in_flight"]
     print(f"load: {in_flight} in flight at most, {load.refusals} refusals "
           f"({load.first_burst_refused} of the first {args.runs} starts), "
-          f"{load.completed} completed in {elapsed:.1f} s; CPU ms per run {cpu}", flush=True)
+          f"{load.completed} completed in {elapsed:.1f} s; CPU ms per run {cpu} (the "
+          f"stack's without the bench's client, its poll's database backend and the "
+          f"upstream peer); calibration {calibration} ms before, {calibration_after} after",
+          flush=True)
     return {
         "runs": args.runs, "latency": args.latency, "chunks": args.chunks,
         "in_flight": in_flight, "refusals": load.refusals,
@@ -363,8 +405,10 @@ async def measure_load(stack: Stack, clients: list[httpx.AsyncClient],
         "refusal_codes": dict(load.codes), "completed": load.completed,
         "failed": load.failed, "failures": dict(load.failures), "seconds": round(elapsed, 1),
         "runs_per_s": round(load.completed / elapsed, 2),
-        # CPU ms per completed run by process; `stack` leaves out the client and upstream
+        # CPU ms per completed run by process; `stack` leaves out the client, its poll's
+        # database backend and the upstream
         "cpu_ms_per_run": cpu, "calibration_ms": calibration,
+        "calibration_ms_after": calibration_after,
         "throughput_ratio": round(load.completed / elapsed / (args.runs / args.latency), 3),
         "upstream_peak_in_flight": calls,
         "runner_rss_idle_mb": round(idle["runner"] / MB, 1),

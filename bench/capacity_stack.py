@@ -14,9 +14,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
-
 from bench.cpu import group, rss_bytes
+from bench.http_client import AsyncClient
 from bench.stack_setup import ROOT, manage
 from tests.stack import Stack
 
@@ -125,8 +124,11 @@ def start_upstream(args: argparse.Namespace) -> tuple[subprocess.Popen[str], str
 
 
 async def upstream_stats(url: str) -> dict[str, int]:
-    async with httpx.AsyncClient() as client:
-        return dict((await client.get(url.removesuffix("/v1") + "/stats")).json())
+    client = AsyncClient(url.removesuffix("/v1"))
+    try:
+        return dict((await client.json("GET", "/stats"))[1])
+    finally:
+        await client.aclose()
 
 
 def rss(stack: Stack, names: tuple[str, ...]) -> dict[str, int]:
@@ -138,14 +140,26 @@ def rss(stack: Stack, names: tuple[str, ...]) -> dict[str, int]:
 HTTP_ERRORS = [0]  # requests that failed for the transport (a reset, a timeout), retried
 
 
-async def call(client: httpx.AsyncClient, method: str, url: str,
-               **kwargs: Any) -> httpx.Response:
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body or b"null")
+
+    @property
+    def text(self) -> str:
+        return self.body.decode(errors="replace")
+
+
+async def call(client: AsyncClient, method: str, path: str, body: Any = None) -> Answer:
     """One request, tried again (up to 5 times) when the transport fails: counted in
     HTTP_ERRORS, never a crash of the benchmark."""
     for attempt in range(5):
         try:
-            return await client.request(method, url, **kwargs)
-        except httpx.TransportError:
+            return Answer(*await client.fetch(method, path, body))
+        except OSError:  # ConnectionError, TimeoutError
             HTTP_ERRORS[0] += 1
             if attempt == 4:
                 raise
@@ -153,10 +167,10 @@ async def call(client: httpx.AsyncClient, method: str, url: str,
     raise AssertionError("unreachable")
 
 
-async def create_design(client: httpx.AsyncClient, project: Project, name: str,
+async def create_design(client: AsyncClient, project: Project, name: str,
                         graph: dict[str, Any]) -> str:
-    response = await call(client, "POST", "/api/v1/agent-designs", json={
+    response = await call(client, "POST", "/api/v1/agent-designs", {
         "project_id": project.id, "name": name, "graph": graph})
-    if response.status_code != 201:
-        raise RuntimeError(f"design answered {response.status_code}: {response.text}")
+    if response.status != 201:
+        raise RuntimeError(f"design answered {response.status}: {response.text}")
     return str(response.json()["id"])

@@ -47,18 +47,36 @@ def cpu_ms(match: Callable[[str, list[str]], bool]) -> dict[str, float]:
 
 def rss_bytes(match: Callable[[str, list[str]], bool]) -> int:
     """Resident bytes of every live process `match(pid, fields)` accepts."""
-    total = 0
+    return rss_of([pid for pid in os.listdir("/proc")
+                   if pid.isdigit() and (fields := _stat(pid)) is not None
+                   and match(pid, fields)])
+
+
+def members(groups: dict[str, int]) -> dict[str, list[str]]:
+    """The live pids of each named process group, from one pass over /proc."""
+    wanted = {str(pgid): name for name, pgid in groups.items()}
+    out: dict[str, list[str]] = {name: [] for name in groups}
     for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        fields = _stat(pid)
-        if fields is None or not match(pid, fields):
-            continue
+        if pid.isdigit() and (fields := _stat(pid)) is not None and fields[2] in wanted:
+            out[wanted[fields[2]]].append(pid)
+    return out
+
+
+def rss_of(pids: list[str]) -> int:
+    """Resident bytes of these processes (those still alive)."""
+    total = 0
+    for pid in pids:
         try:
             total += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE_BYTES
         except (OSError, ValueError, IndexError):
             continue  # ended meanwhile
     return total
+
+
+def pid_cpu_ms(pid: int) -> float:
+    """CPU ms one process spent so far (0 once it ended)."""
+    fields = _stat(str(pid))
+    return 0.0 if fields is None else (int(fields[11]) + int(fields[12])) * TICK_MS
 
 
 def group(pgid: int) -> Callable[[str, list[str]], bool]:

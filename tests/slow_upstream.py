@@ -8,9 +8,10 @@ stream_options.include_usage asks), and `data: [DONE]`; without, one JSON comple
 once `latency` has passed. GET …/models lists the models; GET /stats answers what the
 server holds (in flight now, the peak, requests, completions, streams the client left).
 
-One asyncio process (uvicorn, ASGI) holds thousands of streams: a waiting answer costs
-a coroutine, not a thread. What each model name answers is a `Reply` (latency, chunks,
-text); names without one get the default.
+One asyncio process holds thousands of streams: a waiting answer costs a timer, not a
+thread nor a coroutine (a protocol of its own on httptools, no server framework: the
+benchmarks run it on the cores of the stack they measure). What each model name
+answers is a `Reply` (latency, chunks, text); names without one get the default.
 
 In-process (tests):
     with serving_slow(SlowUpstream(Reply(latency=2, chunks=4))) as base_url: ...
@@ -30,17 +31,15 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterator, MutableMapping
+from collections import deque
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
-import uvicorn
+import httptools
+import uvloop
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
 MAX_BODY = 4 * 1024 * 1024
 
 
@@ -75,7 +74,7 @@ class Stats:
 
 @dataclass
 class SlowUpstream:
-    """The ASGI application: `default` for any model name without its own in `models`."""
+    """What the server answers: `default` for any model name without its own in `models`."""
 
     default: Reply = field(default_factory=Reply)
     models: dict[str, Reply] = field(default_factory=dict)
@@ -87,23 +86,19 @@ class SlowUpstream:
     def reply_for(self, model: str) -> Reply:
         return self.models.get(model, self.default)
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            return
-        path, method = str(scope["path"]), str(scope["method"])
+    def answer(self, peer: _Peer, method: str, path: str, body: bytes) -> None:
         if method == "POST" and path.endswith("/chat/completions"):
-            await self.chat(receive, send)
+            self.chat(peer, body)
         elif method == "GET" and path.endswith("/models"):
-            await _json(send, 200, {"object": "list", "data": [
+            peer.json(200, {"object": "list", "data": [
                 {"id": name, "object": "model", "created": 0, "owned_by": "loopback"}
                 for name in sorted(self.models)]})
         elif method == "GET" and path == "/stats":
-            await _json(send, 200, self.stats.as_dict())
+            peer.json(200, self.stats.as_dict())
         else:
-            await _json(send, 404, _error(f"No route {method} {path}.", "not_found"))
+            peer.json(404, _error(f"No route {method} {path}.", "not_found"))
 
-    async def chat(self, receive: Receive, send: Send) -> None:
-        body = await _read_body(receive)
+    def chat(self, peer: _Peer, body: bytes) -> None:
         try:
             doc = json.loads(body)
             messages = doc["messages"]
@@ -111,8 +106,8 @@ class SlowUpstream:
             if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
                 raise TypeError
         except (ValueError, KeyError, TypeError):
-            await _json(send, 400, _error("The body must be JSON with a messages list.",
-                                          "invalid_request_error"))
+            peer.json(400, _error("The body must be JSON with a messages list.",
+                                  "invalid_request_error"))
             return
         if self.keep_bodies:
             self.bodies.append(doc)
@@ -120,24 +115,24 @@ class SlowUpstream:
         self.stats.requests += 1
         self.stats.in_flight += 1
         self.stats.peak_in_flight = max(self.stats.peak_in_flight, self.stats.in_flight)
-        try:
-            text = reply.answer(messages)
-            usage = {"prompt_tokens": sum(len(str(m.get("content") or "").split())
-                                          for m in messages),
-                     "completion_tokens": len(text.split())}
-            usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
-            if doc.get("stream"):
-                include_usage = bool((doc.get("stream_options") or {}).get("include_usage"))
-                done = await _stream(send, model, reply, text, usage if include_usage else None)
-            else:
-                await asyncio.sleep(reply.latency)
-                done = await _json(send, 200, _completion(model, text, usage))
-            if done:
-                self.stats.completed += 1
-            else:
-                self.stats.left += 1
-        finally:
-            self.stats.in_flight -= 1
+        text = reply.answer(messages)
+        usage = {"prompt_tokens": sum(len(str(m.get("content") or "").split())
+                                      for m in messages),
+                 "completion_tokens": len(text.split())}
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        if doc.get("stream"):
+            include_usage = bool((doc.get("stream_options") or {}).get("include_usage"))
+            peer.stream(_Stream(model, reply, text, usage if include_usage else None))
+        else:
+            peer.later(reply.latency, 200, _completion(model, text, usage))
+
+    def ended(self, completed: bool) -> None:
+        """A chat answer ended: sent whole, or the client hung up first."""
+        self.stats.in_flight -= 1
+        if completed:
+            self.stats.completed += 1
+        else:
+            self.stats.left += 1
 
 
 def _pieces(text: str, count: int) -> list[str]:
@@ -152,40 +147,30 @@ def _pieces(text: str, count: int) -> list[str]:
     return pieces
 
 
-def _chunk(ident: str, model: str, delta: dict[str, Any], finish: str | None = None,
-           usage: dict[str, int] | None = None) -> bytes:
-    doc: dict[str, Any] = {"id": ident, "object": "chat.completion.chunk",
-                           "created": int(time.time()), "model": model,
-                           "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
-    if usage is not None:
-        doc["usage"] = usage
+def _chunk(ident: str, created: int, model: str, delta: dict[str, Any],
+           finish: str | None = None) -> bytes:
+    doc = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": model,
+           "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
     return b"data: " + json.dumps(doc).encode() + b"\n\n"
 
 
-async def _stream(send: Send, model: str, reply: Reply, text: str,
-                  usage: dict[str, int] | None) -> bool:
-    """Stream the answer over `reply.latency`; False when the client hung up first."""
-    ident = f"chatcmpl-{uuid.uuid4().hex}"
-    pace = reply.latency / max(1, reply.chunks)
-    try:
-        await send({"type": "http.response.start", "status": 200, "headers": [
-            (b"content-type", b"text/event-stream; charset=utf-8"),
-            (b"cache-control", b"no-cache")]})
-        await send({"type": "http.response.body", "more_body": True,
-                    "body": _chunk(ident, model, {"role": "assistant", "content": ""})})
-        for piece in _pieces(text, reply.chunks):
-            await asyncio.sleep(pace)
-            await send({"type": "http.response.body", "more_body": True,
-                        "body": _chunk(ident, model, {"content": piece})})
-        tail = _chunk(ident, model, {}, "stop")
+class _Stream:
+    """One streamed answer: its SSE chunks (the role, the text's pieces, the finish with
+    the usage asked for and [DONE]) and when each is due after the start."""
+
+    def __init__(self, model: str, reply: Reply, text: str,
+                 usage: dict[str, int] | None) -> None:
+        ident, created = f"chatcmpl-{uuid.uuid4().hex}", int(time.time())
+        self.pace = reply.latency / max(1, reply.chunks)
+        self.first = _chunk(ident, created, model, {"role": "assistant", "content": ""})
+        self.pieces = [_chunk(ident, created, model, {"content": piece})
+                       for piece in _pieces(text, reply.chunks)]
+        tail = _chunk(ident, created, model, {}, "stop")
         if usage is not None:
             tail += b"data: " + json.dumps({"id": ident, "object": "chat.completion.chunk",
-                                            "created": int(time.time()), "model": model,
+                                            "created": created, "model": model,
                                             "choices": [], "usage": usage}).encode() + b"\n\n"
-        await send({"type": "http.response.body", "body": tail + b"data: [DONE]\n\n"})
-        return True
-    except OSError:  # the client hung up (uvicorn raises ClientDisconnected, an OSError)
-        return False
+        self.pieces[-1] += tail + b"data: [DONE]\n\n"  # with the last piece, as one write
 
 
 def _completion(model: str, text: str, usage: dict[str, int]) -> dict[str, Any]:
@@ -200,37 +185,139 @@ def _error(message: str, kind: str) -> dict[str, Any]:
     return {"error": {"message": message, "type": kind, "param": None, "code": None}}
 
 
-async def _read_body(receive: Receive) -> bytes:
-    chunks, size = [], 0
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            break
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size <= MAX_BODY:
-            chunks.append(chunk)
-        if not message.get("more_body"):
-            break
-    return b"".join(chunks)
+REASONS = {200: b"OK", 400: b"Bad Request", 404: b"Not Found"}
+STREAM_HEAD = (b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\n"
+               b"cache-control: no-cache\r\ntransfer-encoding: chunked\r\n")
 
 
-async def _json(send: Send, status: int, doc: dict[str, Any]) -> bool:
-    data = json.dumps(doc).encode()
-    try:
-        await send({"type": "http.response.start", "status": status, "headers": [
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(data)).encode())]})
-        await send({"type": "http.response.body", "body": data})
-        return True
-    except OSError:
-        return False
+class _Peer(asyncio.Protocol):
+    """One client's connection: its requests parsed by httptools (the parser uvicorn
+    uses), answered one at a time on the connection, kept alive as the client asks.
+    A streamed answer's pieces are timer callbacks writing to the socket: nothing per
+    piece but the write (a server framework's per-message layers cost several times
+    the peer's work, on the cores the stack under test has)."""
+
+    def __init__(self, app: SlowUpstream, peers: set[_Peer]) -> None:
+        self._app, self._peers = app, peers
+        self._parser = httptools.HttpRequestParser(self)
+        self._transport: asyncio.Transport | None = None
+        self._url, self._size = b"", 0
+        self._body: list[bytes] = []
+        self._requests: deque[tuple[str, str, bytes, bool]] = deque()
+        self._busy = False  # an answer is being sent: the next request waits for its end
+        self._keep_alive = True
+        self._timer: asyncio.TimerHandle | None = None
+        self._chat = False  # the answer in progress is a chat answer (counted in stats)
+
+    # asyncio's callbacks
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # a cast, not an isinstance check: uvloop's transports are not asyncio's classes
+        self._transport = cast(asyncio.Transport, transport)
+        self._peers.add(self)
+
+    def data_received(self, data: bytes) -> None:
+        try:
+            self._parser.feed_data(data)
+        except httptools.HttpParserError:
+            self._write(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n"
+                        b"connection: close\r\n\r\n")
+            self.close()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._peers.discard(self)
+        self._transport = None
+        if self._timer is not None:  # an answer in progress: the client left before its end
+            self._timer.cancel()
+            self._timer = None
+            if self._chat:
+                self._app.ended(False)
+
+    # httptools' callbacks
+    def on_message_begin(self) -> None:
+        self._url, self._body, self._size = b"", [], 0
+
+    def on_url(self, url: bytes) -> None:
+        self._url += url
+
+    def on_body(self, body: bytes) -> None:
+        self._size += len(body)
+        if self._size <= MAX_BODY:
+            self._body.append(body)
+
+    def on_message_complete(self) -> None:
+        path = self._url.split(b"?", 1)[0].decode()
+        self._requests.append((self._parser.get_method().decode(), path,
+                               b"".join(self._body), self._parser.should_keep_alive()))
+        self._next()
+
+    def _next(self) -> None:
+        if self._busy or not self._requests or self._transport is None:
+            return
+        method, path, body, self._keep_alive = self._requests.popleft()
+        self._busy, self._chat = True, False
+        self._app.answer(self, method, path, body)
+
+    # answers
+    def json(self, status: int, doc: dict[str, Any]) -> None:
+        data = json.dumps(doc).encode()
+        self._write(b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\n"
+                    b"content-length: %d\r\n%s\r\n"
+                    % (status, REASONS[status], len(data), self._connection()) + data)
+        self._done()
+
+    def later(self, delay: float, status: int, doc: dict[str, Any]) -> None:
+        """A chat answer `doc` after `delay` seconds."""
+        self._chat = True
+        self._timer = asyncio.get_running_loop().call_later(delay, self._send_later,
+                                                             status, doc)
+
+    def _send_later(self, status: int, doc: dict[str, Any]) -> None:
+        self._timer = None
+        self.json(status, doc)
+        self._app.ended(True)
+
+    def stream(self, answer: _Stream) -> None:
+        """A chat answer streamed: the head and the role at once, then each piece at its
+        time (piece i at (i + 1) × pace after the start, the last with the finish)."""
+        self._chat = True
+        self._write(STREAM_HEAD + self._connection() + b"\r\n" + _framed(answer.first))
+        start = asyncio.get_running_loop().time()
+        self._timer = asyncio.get_running_loop().call_at(start + answer.pace, self._piece,
+                                                         answer, 0, start)
+
+    def _piece(self, answer: _Stream, index: int, start: float) -> None:
+        self._timer = None
+        last = index == len(answer.pieces) - 1
+        self._write(_framed(answer.pieces[index]) + (b"0\r\n\r\n" if last else b""))
+        if last:
+            self._app.ended(True)
+            self._done()
+        else:
+            self._timer = asyncio.get_running_loop().call_at(
+                start + (index + 2) * answer.pace, self._piece, answer, index + 1, start)
+
+    def _connection(self) -> bytes:
+        return b"" if self._keep_alive else b"connection: close\r\n"
+
+    def _write(self, data: bytes) -> None:
+        if self._transport is not None:
+            self._transport.write(data)
+
+    def _done(self) -> None:
+        self._busy = False
+        if not self._keep_alive:
+            self.close()
+        else:
+            self._next()
+
+    def close(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
 
 
-def _server(app: SlowUpstream) -> uvicorn.Server:
-    config = uvicorn.Config(app, lifespan="off", access_log=False, log_level="warning",
-                            backlog=4096, timeout_keep_alive=30)
-    return uvicorn.Server(config)
+def _framed(data: bytes) -> bytes:
+    """One chunk of a chunked body."""
+    return b"%x\r\n%s\r\n" % (len(data), data)
 
 
 def _bound_socket(port: int = 0) -> socket.socket:
@@ -240,24 +327,43 @@ def _bound_socket(port: int = 0) -> socket.socket:
     return sock
 
 
+async def _serve(app: SlowUpstream, sock: socket.socket, stop: asyncio.Future[None],
+                 ready: threading.Event | None = None) -> None:
+    """Serve `app` on `sock` until `stop` is done; then close every connection."""
+    loop = asyncio.get_running_loop()
+    peers: set[_Peer] = set()
+    server = await loop.create_server(lambda: _Peer(app, peers), sock=sock, backlog=4096)
+    if ready is not None:
+        ready.set()
+    try:
+        await stop
+    finally:
+        server.close()
+        for peer in list(peers):
+            peer.close()
+        await server.wait_closed()
+        await asyncio.sleep(0.01)  # the connections' closes run
+
+
 @contextmanager
 def serving_slow(app: SlowUpstream) -> Iterator[str]:
     """Serve `app` on a free loopback port in a thread of this process; yields its base
     URL (…/v1, as OpenAI clients take it) and stops it after."""
     sock = _bound_socket()
-    server = _server(app)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    loop = asyncio.new_event_loop()
+    stop: asyncio.Future[None] = loop.create_future()
+    ready = threading.Event()
+    thread = threading.Thread(target=loop.run_until_complete,
+                              args=(_serve(app, sock, stop, ready),), daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the slow upstream did not start")
-        time.sleep(0.01)
+    if not ready.wait(10):
+        raise RuntimeError("the slow upstream did not start")
     try:
         yield f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
     finally:
-        server.should_exit = True
+        loop.call_soon_threadsafe(stop.set_result, None)
         thread.join(10)
+        loop.close()
         sock.close()
 
 
@@ -279,7 +385,11 @@ def main(argv: list[str] | None = None) -> None:
                        keep_bodies=False)
     sock = _bound_socket(args.port)
     print(f"http://127.0.0.1:{sock.getsockname()[1]}/v1", flush=True)
-    _server(app).run(sockets=[sock])
+
+    async def forever() -> None:
+        await _serve(app, sock, asyncio.get_running_loop().create_future())
+
+    uvloop.run(forever())  # as uvicorn serves (its loop="auto"); SIGTERM ends the process
 
 
 if __name__ == "__main__":

@@ -87,3 +87,22 @@ def test_one_loop_holds_many_slow_streams_at_once() -> None:
     # Together, not one after another: about one latency for all of them.
     assert took < 20  # one after another: 300 s
     assert app.stats.peak_in_flight >= streams * 9 // 10 and app.stats.completed == streams
+
+
+def test_a_client_that_leaves_mid_stream_is_counted_and_no_longer_in_flight() -> None:
+    app = SlowUpstream(Reply(latency=2.0, chunks=4))
+    with serving_slow(app) as base_url:
+        client = openai.OpenAI(base_url=base_url, api_key="sk-loopback", max_retries=0)
+        stream = client.chat.completions.create(
+            model="slow", messages=[{"role": "user", "content": "go"}], stream=True)
+        for chunk in stream:
+            if chunk.choices and chunk.choices[0].delta.content:
+                break  # the first piece: leave
+        stream.close()
+        client.close()
+        deadline = time.monotonic() + 5
+        while app.stats.in_flight and time.monotonic() < deadline:
+            time.sleep(0.02)
+        stats = app.stats.as_dict()
+    assert stats == {"in_flight": 0, "peak_in_flight": 1, "requests": 1, "completed": 0,
+                     "left": 1}
