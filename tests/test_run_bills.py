@@ -27,7 +27,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def update_statements() -> Iterator[Run]:
+def update_statements() -> Iterator[None]:
     """Counts UPDATE statements on the runs table (one row of bills_counted per
     statement, whatever the rows it changes)."""
     table = Run._meta.db_table
@@ -38,7 +38,7 @@ def update_statements() -> Iterator[Run]:
         cursor.execute(f"CREATE TRIGGER bills_count AFTER UPDATE ON {table} "
                        "FOR EACH STATEMENT EXECUTE FUNCTION bills_count()")
     try:
-        yield Run
+        yield
     finally:
         with connection.cursor() as cursor:
             cursor.execute(f"DROP TRIGGER bills_count ON {table}")
@@ -78,7 +78,7 @@ def test_concurrent_bills_of_one_run_sum_exactly(carol: User, acme: Project) -> 
 
 
 def test_bills_arriving_together_are_one_statement(carol: User, acme: Project,
-                                                   update_statements: type[Run]) -> None:
+                                                   update_statements: None) -> None:
     runs = [start_run(carol, acme)[0] for _ in range(3)]
     _bill_all(_bills(runs, 60))
     # The first bill's write starts at once; the 59 others gather meanwhile: the next.
