@@ -17,13 +17,14 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = KIONGA_MAX_BODY_BYTES
 # What this listener needs of the public chain: JSON errors, the host check, security
 # headers. No sessions, CSRF, sign-in or messages (only run and agent credentials are
 # accepted here), and every hook async-capable, so the views served on the event loop
-# (kionga.internal_asgi) run without a thread.
+# (kionga.internal_asgi) run without a thread: the same classes, their hooks called on
+# the loop (kionga.loop_middleware) instead of one thread hop each.
 MIDDLEWARE = [
-    "kionga.middleware.ApiJsonErrorMiddleware",
-    "django.middleware.security.SecurityMiddleware",
-    "kionga.csp_header.PolicyOnceMiddleware",
-    "django.middleware.common.CommonMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "kionga.loop_middleware.ApiJsonErrorMiddleware",
+    "kionga.loop_middleware.SecurityMiddleware",
+    "kionga.loop_middleware.PolicyOnceMiddleware",
+    "kionga.loop_middleware.CommonMiddleware",
+    "kionga.loop_middleware.XFrameOptionsMiddleware",
 ]
 
 # Not throttled: every call here is a run's resource call, bounded by runner capacity;

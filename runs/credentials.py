@@ -9,12 +9,14 @@ slot, which the runner frees when the run ends).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Final
+from typing import Any, Final
 
 from django.contrib.auth.models import User
+from django.db import models
 from django.utils import timezone
 
 from kionga import prepared_sql
@@ -70,6 +72,9 @@ class FoundCredential:
     run: Run
     revoked: bool
     starter_role: str | None
+    # The row asked for with the credential (find_credential's `resource`): the
+    # resource of that key in the run's project, None when there is none.
+    resource: Any = None
 
     @property
     def live(self) -> bool:
@@ -77,33 +82,55 @@ class FoundCredential:
 
 
 # The internal listener reads this for every resource call a run makes: one prepared
-# statement (the credential, its run, the starter and the starter's membership).
+# statement (the credential, its run, the starter and the starter's membership, and
+# the route's resource of the run's project when asked for).
 _FIND: Final = f"""
 SELECT c.revoked_at IS NOT NULL, m.role, {prepared_sql.columns(Run, "r")},
-       {prepared_sql.columns(User, "u")}
+       {prepared_sql.columns(User, "u")}{{resource_columns}}
 FROM {RunCredential._meta.db_table} c
 JOIN {Run._meta.db_table} r ON r.id = c.run_id
 LEFT JOIN {User._meta.db_table} u ON u.id = r.created_by_id
 LEFT JOIN {Membership._meta.db_table} m
-  ON m.project_id = r.project_id AND m.user_id = r.created_by_id
+  ON m.project_id = r.project_id AND m.user_id = r.created_by_id{{resource_join}}
 WHERE c.token_hash = %(hash)s AND c.created_at > %(since)s
 """
 
 
-def find_credential(raw_token: str) -> FoundCredential | None:
-    """The credential raw_token is, revoked or not, unless unknown or too old."""
+@functools.cache
+def _find(resource: type[models.Model] | None) -> str:
+    """_FIND, with `resource`'s row of the run's project whose key is %(key)s (its
+    columns after the starter's: all NULL when there is no such row)."""
+    if resource is None:
+        return _FIND.format(resource_columns="", resource_join="")
+    return _FIND.format(
+        resource_columns=f", {prepared_sql.columns(resource, 'e')}",
+        resource_join=f"\nLEFT JOIN {resource._meta.db_table} e"
+                      "\n  ON e.project_id = r.project_id AND e.key = %(key)s")
+
+
+def find_credential(raw_token: str, resource: type[models.Model] | None = None,
+                    key: str = "") -> FoundCredential | None:
+    """The credential raw_token is, revoked or not, unless unknown or too old; with
+    `resource` also the row of that model of the run's project whose key is `key`
+    (FoundCredential.resource), in the same read. The caller checks that the run may
+    use it (runs.internal.checks.check_found)."""
     if not raw_token.startswith(CREDENTIAL_PREFIX):
         return None
     # An exact lookup on the unique hash: timing can at most reveal a hash prefix, and
     # a hash of a random 256-bit value gives nothing back about the value.
     token_hash, since = hash_token(raw_token), timezone.now() - CREDENTIAL_MAX_AGE
-    rows = prepared_sql.fetch_all(_FIND, {"hash": token_hash, "since": since})
+    params: dict[str, Any] = {"hash": token_hash, "since": since}
+    if resource is not None:
+        params["key"] = key
+    rows = prepared_sql.fetch_all(_find(resource), params)
     if not rows:
         return None
     revoked, role, *values = rows[0]
-    run, starter = prepared_sql.take(Run, values)
+    run, rest = prepared_sql.take(Run, values)
+    starter, rest = rest[:len(User._meta.concrete_fields)], rest[len(User._meta.concrete_fields):]
     run.created_by = None if starter[0] is None else prepared_sql.take(User, starter)[0]
-    return FoundCredential(run, bool(revoked), role)
+    found = None if resource is None or rest[0] is None else prepared_sql.take(resource, rest)[0]
+    return FoundCredential(run, bool(revoked), role, found)
 
 
 def find_active_run(raw_token: str) -> Run | None:

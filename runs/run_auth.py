@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import redis
 from django.contrib.auth.models import AnonymousUser, User
@@ -29,19 +30,32 @@ from rest_framework.decorators import api_view, authentication_classes, permissi
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 
+from contracts.registry import ResourceKind
 from deployments.credentials import AGENT_CREDENTIAL_PREFIX
 from kionga.access import ROLE_RANK
 from kionga.errors import APIError, ErrorCode
 from kionga.models import Role
 from kionga.redis_client import sync_redis
+from kionga.resource_models import ProjectResource
 from runner import protocol
 from runner.resources import RUN_CANCELLED
 from runs.agent_auth import agent_turn
 from runs.credentials import find_credential
-from runs.loop_view import loop_view
+from runs.internal import checks
+from runs.loop_view import in_thread, loop_view
 from runs.models import Run
 
 REALM = 'Bearer realm="internal"'
+
+
+@dataclass(frozen=True)
+class RouteResource:
+    """The resource a route acts on: of this model and kind, its key the URL argument
+    `argument`. RunCredentialAuthentication reads it with the credential."""
+
+    model: type[ProjectResource]
+    kind: ResourceKind
+    argument: str
 
 
 class RunCredentialAuthentication(BaseAuthentication):
@@ -50,7 +64,12 @@ class RunCredentialAuthentication(BaseAuthentication):
     A deployed agent's credential (`kag_`, runs.agent_auth) with the header
     X-Kionga-Turn authenticates as that agent's open turn: request.auth is the turn's
     Run, request.user is anonymous (an agent is nobody's person).
+
+    A route with a resource (run_view's `resource`) gets a subclass that reads that
+    resource in the credential's statement; route_resource() checks and returns it.
     """
+
+    resource: ClassVar[RouteResource | None] = None
 
     def authenticate(self, request: Request) -> tuple[User | AnonymousUser, Run]:
         parts = get_authorization_header(request).split()
@@ -60,7 +79,9 @@ class RunCredentialAuthentication(BaseAuthentication):
         raw = parts[1].decode("latin-1")
         if raw.startswith(AGENT_CREDENTIAL_PREFIX):
             return AnonymousUser(), agent_turn(request, raw)
-        found = find_credential(raw)
+        wanted = self.resource
+        key = _route_key(request, wanted) if wanted is not None else ""
+        found = find_credential(raw, None if wanted is None else wanted.model, key)
         if found is None:
             raise invalid_credential("The run credential is unknown, revoked or its run ended.")
         run = found.run
@@ -74,6 +95,8 @@ class RunCredentialAuthentication(BaseAuthentication):
         # The starter's grant, read with the credential: after every 401, as DRF would
         # check a permission (403 resource_denied).
         check_grant(run.created_by, found.starter_role)
+        if wanted is not None:
+            request._route_row = found.resource  # type: ignore[attr-defined]
         return run.created_by, run
 
     def authenticate_header(self, request: Request) -> str:
@@ -120,13 +143,19 @@ def check_grant(starter: User | None, role: str | None) -> None:
                               "in its project.")
 
 
-def run_view(methods: list[str], **schema: Any) -> Callable[[Callable[..., Any]], Any]:
+def run_view(methods: list[str], resource: RouteResource | None = None,
+             **schema: Any) -> Callable[[Callable[..., Any]], Any]:
     """@api_view for the internal listener: run credential only, live grant checked;
-    a coroutine function becomes a view served on the event loop (runs.loop_view)."""
+    a coroutine function becomes a view served on the event loop (runs.loop_view).
+    `resource`: the route's resource, read with the credential (route_resource)."""
 
     def wrap(func: Callable[..., Any]) -> Any:
         func = permission_classes([HasLiveRunGrant])(func)
-        func = authentication_classes([RunCredentialAuthentication])(func)
+        authentication: type[RunCredentialAuthentication] = RunCredentialAuthentication
+        if resource is not None:
+            authentication = type("RunCredentialAuthentication", (RunCredentialAuthentication,),
+                                  {"resource": resource, "__module__": __name__})
+        func = authentication_classes([authentication])(func)
         # A coroutine view waits on its upstream on the event loop (runs.loop_view).
         view = loop_view if inspect.iscoroutinefunction(func) else api_view
         return extend_schema(**schema)(view(methods)(func))
@@ -138,6 +167,24 @@ def run_of(request: Request) -> Run:
     """The run whose credential authenticated request (run_view guarantees one)."""
     assert isinstance(request.auth, Run)
     return request.auth
+
+
+async def route_resource(request: Request) -> Any:
+    """The resource of the route's run_view(resource=...), if the run may use it
+    (runs.internal.checks.check_found: 404 resource_denied otherwise). Read with the
+    run credential; an agent's turn (no run credential) reads it now."""
+    run = run_of(request)
+    authenticator = request.successful_authenticator
+    wanted = getattr(authenticator, "resource", None)
+    assert isinstance(wanted, RouteResource), "the route's run_view names no resource"
+    key = _route_key(request, wanted)
+    if not hasattr(request, "_route_row"):
+        return await in_thread(checks.check_resource)(run, wanted.model, wanted.kind, key)
+    return checks.check_found(run, wanted.kind, key, request._route_row)
+
+
+def _route_key(request: Request, wanted: RouteResource) -> str:
+    return str(request.parser_context["kwargs"][wanted.argument])
 
 
 def invalid_credential(message: str,
@@ -154,6 +201,7 @@ def resource_denied(message: str) -> APIError:
 
 class RunCredentialScheme(OpenApiAuthenticationExtension):
     target_class = "runs.run_auth.RunCredentialAuthentication"
+    match_subclasses = True  # a route's, reading its resource (run_view)
     name = "runCredential"
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:

@@ -1,6 +1,7 @@
 """runs.credentials.find_credential: the one prepared read of a resource call (the
-credential, its run, the run's starter and the starter's role) says, in every case the
-internal listener tells apart, what the rows say."""
+credential, its run, the run's starter and the starter's role, and the route's resource
+of the run's project) says, in every case the internal listener tells apart, what the
+rows say."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from kionga.models import Membership, Project, Role
+from kionga.resource_models import ModelEndpoint
 from runs.credentials import find_credential, revoke_credential
 from runs.models import Run, RunCredential
 from tests.internal_helpers import start_run
@@ -78,3 +80,25 @@ def test_revoked_ended_and_unknown_credentials(carol: User, acme: Project) -> No
     seen = _seen(ended_raw)
     assert seen == _stored(acme, ended.pk, live=False) and seen[4] is False
     assert _seen(raw + "x") is None
+
+
+def test_it_reads_the_routes_resource_of_the_runs_project_only(carol: User, acme: Project,
+                                                              evil: Project) -> None:
+    run, raw = start_run(carol, acme)
+    ours = ModelEndpoint.objects.create(project=acme, key="gpt", base_url="http://m/v1",
+                                        model_name="m", secret="sk-ours")
+    ModelEndpoint.objects.create(project=evil, key="other", base_url="http://m/v1",
+                                 model_name="m", secret="sk-theirs")
+    found = find_credential(raw, ModelEndpoint, "gpt")
+    assert found is not None and _seen(raw) == _stored(acme, run.pk, live=True)
+    assert isinstance(found.resource, ModelEndpoint)
+    assert (found.resource.pk, found.resource.project_id, found.resource.secret) == \
+        (ours.pk, acme.pk, "sk-ours")
+    # Another project's key, and no such key: no row, the credential read all the same.
+    for key in ("other", "nothing"):
+        other = find_credential(raw, ModelEndpoint, key)
+        assert other is not None and other.resource is None and other.run.pk == run.pk
+    revoke_credential(run)
+    revoked = find_credential(raw, ModelEndpoint, "gpt")
+    assert revoked is not None and revoked.revoked and not revoked.live
+    assert find_credential(raw + "x", ModelEndpoint, "gpt") is None

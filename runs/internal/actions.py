@@ -14,8 +14,6 @@ from collections.abc import AsyncIterator, Callable
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import F
-
 from kionga import mcp_client, mcp_tools, parsers, upstream
 from kionga.builtin_tools import BUILTIN_TOOLS, ToolError
 from kionga.errors import APIError, describe, error_body
@@ -28,6 +26,7 @@ from kionga.resource_models import (
     ModelEndpoint,
 )
 from runner.redact import Redactor, StreamRedactor
+from runs import bills
 from runs.internal.checks import (
     check_in_scope,
     check_resource,
@@ -58,7 +57,7 @@ async def do_predict(run: Run, endpoint: ModelEndpoint,
             json_body={"model": endpoint.model_name, "messages": messages, "stream": False},
         ))
     text, prompt, completion = _completion(what, answer, messages)
-    cost = await in_thread(_bill)(run, endpoint, prompt, completion)
+    cost = await _bill(run, endpoint, prompt, completion)
     secrets = upstream.secret_values([endpoint.secret])
     # The cost goes back to the node's record (runner/records.py); the run's total is ours.
     return {"text": upstream.scrub(text, secrets),
@@ -120,7 +119,7 @@ async def _stream_events(run: Run, endpoint: ModelEndpoint,
                 yield sse("delta", {"text": rest})
             text = "".join(parts)
             prompt, completion = _usage_or_words(usage, messages, text)
-    cost = await in_thread(_bill)(run, endpoint, prompt, completion)
+    cost = await _bill(run, endpoint, prompt, completion)
     yield sse("done", {"text": upstream.scrub(text, secrets),
                        "usage": {"tokens": prompt + completion, "cost": float(cost)}})
 
@@ -201,13 +200,12 @@ def _usage_or_words(usage: dict[str, Any], messages: list[dict[str, str]],
     return max(prompt, 0), max(completion, 0)
 
 
-def _bill(run: Run, endpoint: ModelEndpoint, prompt: int, completion: int) -> Decimal:
+async def _bill(run: Run, endpoint: ModelEndpoint, prompt: int, completion: int) -> Decimal:
     cost = ((prompt * endpoint.price_prompt_per_1k
              + completion * endpoint.price_completion_per_1k) / 1000).quantize(COST_PLACES)
-    # F(): concurrent nodes of one run predict at the same time; no lost update.
-    Run.objects.filter(pk=run.pk).update(
-        tokens=F("tokens") + prompt + completion, cost=F("cost") + cost
-    )
+    # Added to the run's totals, not set: concurrent nodes of one run predict at the
+    # same time. Committed with the bills of calls ending meanwhile (runs.bills).
+    await bills.add(run.pk, prompt + completion, cost)
     return cost
 
 

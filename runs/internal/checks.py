@@ -58,8 +58,15 @@ def check_in_scope(run: Run, kind: ResourceKind, key: str) -> None:
 
 def check_resource(run: Run, model: type[R], kind: ResourceKind, key: str) -> R:
     check_in_scope(run, kind, key)
-    found = model._default_manager.filter(project_id=run.project_id, key=key).first()
-    if found is None:
+    return check_found(run, kind, key,
+                       model._default_manager.filter(project_id=run.project_id, key=key).first())
+
+
+def check_found(run: Run, kind: ResourceKind, key: str, found: R | None) -> R:
+    """`found`, the resource of the run's project with this key (None: there is none),
+    if the run may use it: in its graph's scope, its secrets readable."""
+    check_in_scope(run, kind, key)
+    if found is None or found.project_id != run.project_id:
         raise missing(kind, key)
     check_secrets_readable(found, kind, key)
     return found

@@ -23,17 +23,16 @@ from runs.internal.serializers import (
     PredictSerializer,
     SearchSerializer,
 )
-from runs.loop_view import in_thread
-from runs.run_auth import run_of, run_view
+from runs.run_auth import RouteResource, route_resource, run_of, run_view
 
 
-@run_view(["POST"], request=PredictSerializer,
+@run_view(["POST"], RouteResource(ModelEndpoint, "model", "model_id"), request=PredictSerializer,
           responses=doc.answers(200, doc.PREDICT), operation_id="internal_predict")
 async def predict(request: Request, model_id: str) -> HttpResponseBase:
     """The completion as JSON, or as it is written with `Accept: text/event-stream`
     (events `delta`, then `done` or `error`: runs.internal.actions.do_stream_predict)."""
     run = run_of(request)
-    endpoint = await in_thread(checks.check_resource)(run, ModelEndpoint, "model", model_id)
+    endpoint: ModelEndpoint = await route_resource(request)
     messages = [dict(m) for m in parse(PredictSerializer, request.data)["messages"]]
     if "text/event-stream" in request.headers.get("Accept", ""):
         events = await actions.do_stream_predict(run, endpoint, messages)
@@ -49,13 +48,13 @@ async def invoke_function(request: Request, name: str) -> Response:
     return Response(await actions.do_invoke_function(run_of(request), name, body["input"]))
 
 
-@run_view(["POST"], request=ConnectionCallSerializer,
+@run_view(["POST"], RouteResource(ApiConnection, "connection", "connection_id"),
+          request=ConnectionCallSerializer,
           responses=doc.answers(200, doc.CONNECTION), operation_id="internal_invoke_connection")
 async def invoke_connection(request: Request, connection_id: str) -> Response:
     run = run_of(request)
     checks.check_side_effects(run, f"API connection {connection_id!r}")
-    connection = await in_thread(checks.check_resource)(run, ApiConnection, "connection",
-                                                     connection_id)
+    connection: ApiConnection = await route_resource(request)
     call = parse(ConnectionCallSerializer, request.data)
     url = checks.check_connection_call(connection, call["method"], call["path"])
     return Response(await actions.do_invoke_connection(connection, call["method"], url,
