@@ -62,6 +62,14 @@ class ListenerAway(Exception):  # noqa: N818 - a state of the listener, tried ag
         self.cause = cause
 
 
+class NotReached(ListenerAway):
+    """No connection, or the request could not be written."""
+
+
+class ClosedUnanswered(ListenerAway):
+    """A reused connection (or a GET's) closed or reset before the answer's head."""
+
+
 # What the retry loop sends again.
 LISTENER_AWAY: Final = (ListenerAway,)
 
@@ -198,10 +206,10 @@ class HttpResources:
                     method, url, data=data, headers=headers, timeout=self._limits,
                     allow_redirects=False)
             except UNREACHED as exc:
-                raise ListenerAway(exc) from None
+                raise NotReached(exc) from None
             except CUT as exc:
                 if was_reused() or method in SAFE_METHODS:
-                    raise ListenerAway(exc) from None
+                    raise ClosedUnanswered(exc) from None
                 raise
 
         what = _bare(path)
