@@ -5,9 +5,11 @@ event loop (docs/decisions/agent-runtime-aiohttp-client.md).
 aiohttp rather than httpx here: a request costs about a third of httpcore's CPU (its
 parser is llhttp in C; no anyio cancel scopes, no per-request pool scan), and a turn
 makes three of them. The session is made on first use, in the running loop (aiohttp
-binds it to one); as with httpx before it, it keeps no cookies (turns of different
-callers share it), follows no redirect (a credential never goes where it was not sent)
-and reads no proxy from the environment.
+binds it to one), with runner.listener_http's settings (kept-alive connections idle at
+most 4 s, below uvicorn's 5 s); as with httpx before it, it keeps no cookies (turns of
+different callers share it), follows no redirect (a credential never goes where it was
+not sent) and reads no proxy from the environment. The graph's resource calls
+(runner.http_resources) share it.
 """
 
 from __future__ import annotations
@@ -22,11 +24,9 @@ import aiohttp
 import httpx
 
 from runner.backends.openai import ChatAnswer
+from runner.listener_http import ListenerSession
 from runner.request import LLMConfig
 
-# A kept-alive connection is dropped after this many idle seconds: below uvicorn's
-# default keep-alive (5 s), so the runtime does not reuse one its peer is closing.
-KEEPALIVE_SECONDS: Final = 4.0
 # The longest line a model's event stream may send (aiohttp reads up to twice this).
 READ_BUFFER: Final = 1 << 20
 
@@ -44,23 +44,14 @@ class Answer:
         return json.loads(self.body)
 
 
-class SharedSession:
-    """The one aiohttp session (no bound on connections: the turns in flight bound them;
-    one would queue turns behind each other's model calls)."""
+class SharedSession(ListenerSession):
+    """The one aiohttp session (runner.listener_http's: no bound on connections, the
+    turns in flight bound them; one would queue turns behind each other's model calls).
+    The graph's resource calls go through it too (runner.http_resources)."""
 
     def __init__(self) -> None:
         # httpx's context: certifi's roots, or SSL_CERT_FILE / SSL_CERT_DIR when set.
-        self._ssl = httpx.create_ssl_context()
-        self._session: aiohttp.ClientSession | None = None
-
-    @property
-    def session(self) -> aiohttp.ClientSession:
-        if self._session is None:
-            self._session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(limit=0, ssl=self._ssl,
-                                               keepalive_timeout=KEEPALIVE_SECONDS),
-                cookie_jar=aiohttp.DummyCookieJar(), read_bufsize=READ_BUFFER)
-        return self._session
+        super().__init__(httpx.create_ssl_context(), read_bufsize=READ_BUFFER)
 
     async def post(self, url: str, data: bytes, headers: Mapping[str, str],
                    timeout: aiohttp.ClientTimeout) -> Answer:
@@ -68,10 +59,6 @@ class SharedSession:
         async with self.session.post(url, data=data, headers=headers, timeout=timeout,
                                      allow_redirects=False) as response:
             return Answer(response.status, response.headers, await response.read())
-
-    async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
 
 
 class AiohttpChat:

@@ -10,18 +10,13 @@ agent-turns/{id}/report). Requests that open no turn (the models list, MCP's han
 have the key checked with POST agent-keys/check.
 
 Connections, shared by every turn on the event loop (a client per turn would build an
-SSL context and a pool per turn): the gateway's open and report and the platform model
-go through one aiohttp session (agents/client.py: the three requests every turn makes);
-the graph's resource calls (runner.http_resources, on httpx) through SharedTransport,
-POOLS httpcore pools taken in turn: httpcore scans all of a pool's connections for every
-request it places, so one pool holding a connection per turn in flight costs each
-request time in proportion to the turns in flight (measured: 14 ms of CPU per turn at
-100 in flight).
+SSL context and a pool per turn): the gateway's open and report, the platform model and
+the graph's resource calls (runner.http_resources) go through one aiohttp session
+(agents/client.py).
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import logging
 import time
@@ -31,7 +26,6 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 import aiohttp
-import httpx
 
 from agents.canary import Canary, Served, serves_canary
 from agents.client import UNREACHABLE, AiohttpChat, Answer, SharedSession
@@ -50,10 +44,6 @@ TRACE_SERVICE: Final = "kionga-agent"
 # The W3C traceparent of the request a turn answers (set by agents.app while tracing is
 # on): the turn's span is its child.
 CALLER_TRACEPARENT: ContextVar[str | None] = ContextVar("caller_traceparent", default=None)
-# No bound of the pools' own: the turns in flight bound the connections (a bound here
-# would queue turns behind each other's model calls).
-POOL: Final = httpx.Limits(max_connections=None, max_keepalive_connections=16)
-POOLS: Final = 32
 
 
 class Refused(Exception):
@@ -80,27 +70,6 @@ class TurnInput:
     input: str
     session_id: str | None = None
     history: list[dict[str, Any]] = field(default_factory=list)
-
-
-class SharedTransport(httpx.AsyncBaseTransport):
-    """`pools` connection pools (one SSL context), each request placed in the next one;
-    lent to short-lived clients: closing them leaves it open (close() does)."""
-
-    def __init__(self, pools: int = POOLS) -> None:
-        context = httpx.create_ssl_context()
-        self._pools = [httpx.AsyncHTTPTransport(verify=context, limits=POOL)
-                       for _ in range(pools)]
-        self._next = itertools.cycle(self._pools)
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        return await next(self._next).handle_async_request(request)
-
-    async def aclose(self) -> None:
-        return None
-
-    async def close(self) -> None:
-        for pool in self._pools:
-            await pool.aclose()
 
 
 class Gateway:
@@ -136,8 +105,8 @@ class Runtime:
         self.canary = canary
         self.llm, self.secret_patterns, self.name = llm, secret_patterns, name
         self.started = int(time.time())
-        self.shared = SharedTransport()  # the graph's resource calls (httpx)
-        self.session = SharedSession()  # the gateway's and the model's (aiohttp)
+        # The gateway's, the model's and the graph's resource calls (aiohttp).
+        self.session = SharedSession()
         self.gateway = Gateway(self.gateway_url, credential, self.session)
         self.backend: ModelBackend | None = (
             OpenAIBackend(llm, http=AiohttpChat(self.session)) if llm.backend == "openai"
@@ -145,7 +114,6 @@ class Runtime:
 
     async def aclose(self) -> None:
         await self.session.aclose()
-        await self.shared.close()
 
     def health(self) -> dict[str, Any]:
         canary = self.canary
@@ -208,7 +176,7 @@ class Runtime:
         if trace is not None and trace.traceparent:
             headers["traceparent"] = trace.traceparent
         resources = HttpResources(self.gateway_url, self.credential, headers=headers,
-                                  transport=self.shared)
+                                  session=self.session)
         result: RunResult | None = None
         try:
             result = await native.run(

@@ -4,10 +4,10 @@ A loopback ASGI peer (uvicorn) answers GET agent-approvals/{id} as the listener 
 a pending request, and counts requests and the connections they came on. N waits of
 the approval node (runner.components.approval._wait, through runner.http_resources)
 run against it for DURATION seconds:
-- `before`: the listener answers at once (no long poll) and each run's transport keeps
-  no connection alive: a poll every approval_poll_seconds, each on a new connection;
-- `after`: the listener holds a pending request's answer for ?wait= seconds and the
-  run's transport keeps its connection (runner.worker.RUN_HTTP_LIMITS).
+- `before`: the listener answers at once (no long poll): a poll every
+  approval_poll_seconds;
+- `after`: the listener holds a pending request's answer for ?wait= seconds.
+In both, the runs share one session (runner.listener_http), as a runner process's do.
 
     .venv/bin/python bench/approval_polls.py [N] [DURATION]
 
@@ -26,14 +26,13 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-import httpx
 import uvicorn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from runner.components import approval  # noqa: E402
 from runner.http_resources import HttpResources  # noqa: E402
-from runner.worker import RUN_HTTP_LIMITS  # noqa: E402
+from runner.listener_http import ListenerSession  # noqa: E402
 
 
 class Peer:
@@ -71,10 +70,9 @@ def serve(peer: Peer) -> tuple[uvicorn.Server, int]:
     return server, port
 
 
-async def one_wait(port: int, index: int, limits: httpx.Limits) -> None:
-    transport = httpx.AsyncHTTPTransport(limits=limits)
+async def one_wait(port: int, index: int, shared: ListenerSession) -> None:
     resources = HttpResources(f"http://127.0.0.1:{port}/api/v1", "credential", timeout=30.0,
-                              transport=transport)
+                              session=shared)
     ctx: Any = SimpleNamespace(run=SimpleNamespace(
         resources=resources, request=SimpleNamespace(approval_poll_seconds=0.5)))
     try:
@@ -83,20 +81,21 @@ async def one_wait(port: int, index: int, limits: httpx.Limits) -> None:
         await resources.aclose()
 
 
-async def measure(port: int, count: int, duration: float, limits: httpx.Limits) -> None:
-    tasks = [asyncio.create_task(one_wait(port, i, limits)) for i in range(count)]
+async def measure(port: int, count: int, duration: float) -> None:
+    shared = ListenerSession()
+    tasks = [asyncio.create_task(one_wait(port, i, shared)) for i in range(count)]
     await asyncio.sleep(duration)
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
+    await shared.aclose()
 
 
 def run(mode: str, count: int, duration: float) -> dict[str, Any]:
     peer = Peer(hold=mode == "after")
     server, port = serve(peer)
-    limits = RUN_HTTP_LIMITS if mode == "after" else httpx.Limits(max_keepalive_connections=0)
     began = time.monotonic()
-    asyncio.run(measure(port, count, duration, limits))
+    asyncio.run(measure(port, count, duration))
     took = time.monotonic() - began
     server.should_exit = True
     return {"mode": mode, "waiting": count, "seconds": round(took, 1),

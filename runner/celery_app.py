@@ -53,7 +53,7 @@ from runner.host import current_host, host
 from runner.protocol import now_iso
 from runner.settings import RunnerSettings, load_settings
 from runner.task_limits import BASE_TIME_LIMIT
-from runner.worker import redis_client, start, warm_up
+from runner.worker import close_listener_session, redis_client, start, warm_up
 
 log = logging.getLogger(__name__)
 
@@ -175,6 +175,7 @@ def finish_runs(**_: Any) -> None:
     running = current_host()
     if running is not None and not running.drain():
         log.warning("exiting with %d runs still in flight", running.in_flight)
+    close_listener_session()
     tracing.flush()  # the spans of its last runs (nothing when tracing is off)
 
 

@@ -26,15 +26,15 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Final, TypeVar
 
-import httpx
 import redis
 
 from runner import protocol, tracing
 from runner.claim import claim_run
 from runner.engine import run_graph
 from runner.events import Event
-from runner.host import RunBlocked, RunHandle, host
+from runner.host import RunBlocked, RunHandle, current_host, host
 from runner.http_resources import HttpResources
+from runner.listener_http import close_loop_session, loop_session
 from runner.records import Record, RecordFn
 from runner.request import RunResult
 from runner.retry import retrying
@@ -55,8 +55,8 @@ log = logging.getLogger(__name__)
 CLAIM_SECONDS: Final = 86_400
 # Closing the sink waits for its retries; a little more than those in all.
 SINK_CLOSE_SECONDS: Final = RETRY_SECONDS + 15
-# A run's connections to the internal listener: a few kept alive, idle at most 4 s.
-RUN_HTTP_LIMITS: Final = httpx.Limits(max_keepalive_connections=4, keepalive_expiry=4.0)
+# How long a process about to exit waits for its listener session to close.
+SESSION_CLOSE_SECONDS: Final = 5.0
 
 T = TypeVar("T")
 TRACE_SERVICE: Final = "kionga-runner"
@@ -85,6 +85,19 @@ def warm_up() -> None:
     redis_client(current_settings().redis_url)
     _tls_context()
     tracing.tracer(TRACE_SERVICE)  # the SDK's imports, off the event loop (none when off)
+
+
+def close_listener_session() -> None:
+    """Close the process's session to the internal listener (a warm shutdown, after its
+    runs ended): its kept-alive connections end with a FIN, not with the process."""
+    running = current_host()
+    if running is None:
+        return
+    try:
+        asyncio.run_coroutine_threadsafe(close_loop_session(), running.loop).result(
+            SESSION_CLOSE_SECONDS)
+    except (concurrent.futures.TimeoutError, RuntimeError) as exc:
+        log.warning("the listener session did not close: %s", type(exc).__name__)
 
 
 def _tls_context() -> ssl.SSLContext:
@@ -183,19 +196,16 @@ async def _run_claimed(handle: RunHandle, settings: RunnerSettings, payload: dic
 
 async def _run_graph(handle: RunHandle, settings: RunnerSettings, task: RunTask,
                      sink: EventSink) -> str:
-    # The transport is the run's: its kept-alive connections (an approval's long polls
-    # reuse one) close when the run ends (resources.aclose), so no socket of one run's
-    # credential outlives it on the process's loop. Idle ones go before the listener
-    # would close them (uvicorn: 5 s).
     run_id = handle.run_id
-    transport = httpx.AsyncHTTPTransport(verify=_tls_context(), limits=RUN_HTTP_LIMITS)
     # The run's span (runner.tracing; None when tracing is off): its nodes' spans come
     # from their records, and resource calls carry its traceparent.
     trace = tracing.run_trace(TRACE_SERVICE, run_id, task.traceparent, task.request.graph)
     traced = {"traceparent": trace.traceparent} if trace and trace.traceparent else None
+    # The loop's one session (runner.listener_http): the run's calls reuse connections
+    # other runs opened; its credential goes in each request, never in the session.
     resources = HttpResources(task.callback_url, task.credential,
-                              timeout=settings.http_timeout, transport=transport,
-                              headers=traced)
+                              timeout=settings.http_timeout,
+                              session=loop_session(_tls_context()), headers=traced)
     emit = handle.emit_through(sink)
     result: RunResult | None = None
     try:

@@ -19,4 +19,5 @@ def test_models_and_resources_read_a_status_the_same(status: int) -> None:
                 "resource_unavailable" if status == 429 or status >= 500 else "node_error")
     assert http_failure_code(status) == expected
     assert openai._http_failure(status, response.content).code == expected
-    assert http_resources._failure("models/m/predict", response).code == expected
+    answer = http_resources._Answer(status, "application/json", response.content)
+    assert http_resources._failure("models/m/predict", answer).code == expected

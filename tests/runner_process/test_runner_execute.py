@@ -11,6 +11,7 @@ import redis
 from runner import protocol, worker
 from runner.protocol import now_iso
 from runner.settings import RunnerSettings
+from tests.listener_peer import kept_alive_peer
 from tests.runner_process.runner_kit import (
     TOKEN,
     credential_of,
@@ -99,3 +100,17 @@ def test_it_keeps_the_payload_out_of_the_log_of_a_bad_signature(
                           client=sink_redis) == "bad_signature"
     assert "invalid signature" in caplog.text
     assert credential_of(body) not in caplog.text and body["run_id"] not in caplog.text
+
+
+@pytest.mark.allow_output  # each run's end is logged
+def test_the_runs_of_a_process_share_one_connection_to_the_listener(
+        runner_settings: RunnerSettings, sink_redis: redis.Redis) -> None:
+    with kept_alive_peer() as peer:
+        bodies = [payload(knowledge_graph(), callback_url=peer.url) for _ in range(3)]
+        for body in bodies:
+            assert run(body, runner_settings, sink_redis) == "completed"
+        worker.close_listener_session()  # as when the pool process exits
+        assert wait_for(lambda: peer.closed == 1, 5)
+    assert peer.accepted == 1
+    assert [auth for _m, _p, auth, _c in peer.requests] == [
+        f"Bearer {credential_of(body)}" for body in bodies]
