@@ -3,9 +3,10 @@ when their runs end, and the evaluation finishes when no case is left.
 
 Driven from two places. The end of a case's run or judge run is settled where it is
 stored (evaluations.receivers, on runs.signals.runs_ended: the ingester's batch), in
-that transaction, and its evaluation advances in that process once it commits
-(`settle_ended`): no task hop between a case's end and the next start, unless another
-process is advancing that evaluation at that moment (the ingester never waits for its
+that transaction, which also takes its evaluation's next step (`settle_ended`): the
+runs it starts leave for the runner when the batch commits, with no task hop and no
+transaction of their own between a case's end and the next start, unless another
+process is advancing that evaluation at that moment (the ingester never waits for a
 lock: an advance task follows up). Gateway tasks (evaluations.tasks) do the rest:
 `advance` after a start, and `settle`/`advance` for what could not be done in place
 (and the beat's sweep for lost tasks). Both steps are idempotent:
