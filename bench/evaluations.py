@@ -2,6 +2,8 @@
 
     .venv/bin/python bench/evaluations.py [--cases N] [--repeat N] [--throughput-runs N]
 
+KIONGA_BENCH_DB names its database (default kionga_bench_evaluations).
+
 An evaluation of N calls-only cases (default 50) on a 3-node mock graph, each case an
 ordinary run on the Celery runner, driven by the gateway's worker from run endings.
 Measured in the same run: the runs benchmark's sustained throughput (bench/runs.py,
@@ -32,8 +34,9 @@ _spec = importlib.util.spec_from_file_location("bench_runs", ROOT / "bench" / "r
 assert _spec is not None and _spec.loader is not None
 bench_runs: Any = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench_runs)
-# A database of its own: helpers may run bench/runs.py (kionga_bench) meanwhile.
-bench_runs.DB_NAME = "kionga_bench_evaluations"
+# A database of its own: helpers may run bench/runs.py (kionga_bench) meanwhile
+# (KIONGA_BENCH_DB names another, for two of these at once).
+bench_runs.DB_NAME = os.environ.get("KIONGA_BENCH_DB", "kionga_bench_evaluations")
 
 
 def evaluate_once(http: httpx.Client, design_id: str) -> tuple[float, dict[str, Any]]:
@@ -60,8 +63,8 @@ def main() -> None:
     env = {**os.environ, **stack.env()}
     bench_runs.fresh_database(env)
     project_id, token = bench_runs.bootstrap(env)
-    stack.start()
     try:
+        stack.start()  # inside: a stack that never became ready is stopped too
         client = bench_runs.Client(stack, token)
         design_id = client.http.post("/api/v1/agent-designs", json={
             "project_id": project_id, "name": "bench", "graph": bench_runs.GRAPH}).json()["id"]

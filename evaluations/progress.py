@@ -3,9 +3,10 @@ when their runs end, and the evaluation finishes when no case is left.
 
 Driven from two places. The end of a case's run or judge run is settled where it is
 stored (evaluations.receivers, on runs.signals.runs_ended: the ingester's batch), in
-that transaction, and its evaluation advances in that process once it commits
-(`settle_ended`): no task hop between a case's end and the next start, unless another
-process is advancing that evaluation at that moment (the ingester never waits for its
+that transaction, which also takes its evaluation's next step (`settle_ended`): the
+runs it starts leave for the runner when the batch commits, with no task hop and no
+transaction of their own between a case's end and the next start, unless another
+process is advancing that evaluation at that moment (the ingester never waits for a
 lock: an advance task follows up). Gateway tasks (evaluations.tasks) do the rest:
 `advance` after a start, and `settle`/`advance` for what could not be done in place
 (and the beat's sweep for lost tasks). Both steps are idempotent:
@@ -95,58 +96,67 @@ def advance(evaluation_id: str, *, wait: bool = True) -> None:
 
 
 def _advance_step(evaluation_id: str, limit: int, wait: bool) -> str:
-    """Under the evaluation's lock: finish it, or start a batch of its waiting cases
-    (STARTED), or stop: no room or nothing waiting (STOPPED), or the runner refused for
-    capacity with none of its cases in flight, so nothing else will advance it
-    (BLOCKED); LOCKED when `wait` is False and another process holds the lock."""
+    """One step of advance() in a transaction of its own (_advance_locked)."""
     with transaction.atomic():
-        evaluation = (Evaluation.objects.select_for_update(of=("self",), skip_locked=not wait)
-                      .select_related("design__project", "created_by")
-                      .filter(pk=evaluation_id, status__in=EVALUATION_ACTIVE).first())
-        if evaluation is None:
-            if not wait and Evaluation.objects.filter(
-                    pk=evaluation_id, status__in=EVALUATION_ACTIVE).exists():
-                return LOCKED
+        return _advance_locked(evaluation_id, limit, wait)
+
+
+def _advance_locked(evaluation_id: str, limit: int, wait: bool) -> str:
+    """Under the evaluation's lock, in the caller's transaction: finish it, or start a
+    batch of its waiting cases (STARTED), or stop: no room or nothing waiting (STOPPED),
+    or the runner refused for capacity with none of its cases in flight, so nothing else
+    will advance it (BLOCKED); LOCKED when `wait` is False and another process holds the
+    lock."""
+    evaluation = (Evaluation.objects.select_for_update(of=("self",), skip_locked=not wait)
+                  .select_related("design__project", "created_by")
+                  .filter(pk=evaluation_id, status__in=EVALUATION_ACTIVE).first())
+    if evaluation is None:
+        if not wait and Evaluation.objects.filter(
+                pk=evaluation_id, status__in=EVALUATION_ACTIVE).exists():
+            return LOCKED
+        return STOPPED
+    counts = dict(evaluation.cases.order_by().values_list("status")
+                  .annotate(n=Count("pk")))
+    in_flight = sum(counts.get(s, 0) for s in CASE_IN_FLIGHT)
+    waiting = sum(counts.get(s, 0) for s in CASE_WAITING)
+    if not in_flight and not waiting:
+        _finish(evaluation)
+        return STOPPED
+    if not waiting or in_flight >= limit:
+        return STOPPED
+    # Judging first: those cases are nearly done. Without `wait`, cases another process
+    # holds (a settle task, which advances once it commits) are left to it.
+    cases = list(evaluation.cases.select_for_update(of=("self",), skip_locked=not wait)
+                 .filter(status__in=CASE_WAITING)
+                 .order_by(Case(When(status="to_judge", then=0), default=1), "position")
+                 [:min(limit - in_flight, START_BATCH)])
+    if not cases:
+        return STOPPED
+    # Another batch only if this one leaves both room and waiting cases (a case
+    # scored meanwhile is advanced by whoever scored it, once that commits).
+    more = len(cases) < min(limit - in_flight, waiting)
+    started: list[EvaluationCase] = []
+    step = STARTED
+    try:
+        for case in cases:
+            _start_case(evaluation, case)
+            started.append(case)
+    except APIError as error:
+        if error.status_code in WAIT_STATUSES:
+            step = STARTED if started else STOPPED if in_flight else BLOCKED
+        else:
+            # Not a case's fault: its target cannot run any more (a resource deleted,
+            # the author gone). Every case would fail alike: the evaluation fails once.
+            _record_started(started)
+            runs = _end_early(evaluation, "failed", None,
+                              {"code": error.code, "message": error.message})
+            transaction.on_commit(lambda: _cancel_runs(evaluation.created_by, runs))
             return STOPPED
-        counts = dict(evaluation.cases.order_by().values_list("status")
-                      .annotate(n=Count("pk")))
-        in_flight = sum(counts.get(s, 0) for s in CASE_IN_FLIGHT)
-        waiting = sum(counts.get(s, 0) for s in CASE_WAITING)
-        if not in_flight and not waiting:
-            _finish(evaluation)
-            return STOPPED
-        if not waiting or in_flight >= limit:
-            return STOPPED
-        # Judging first: those cases are nearly done.
-        cases = list(evaluation.cases.select_for_update(of=("self",))
-                     .filter(status__in=CASE_WAITING)
-                     .order_by(Case(When(status="to_judge", then=0), default=1), "position")
-                     [:min(limit - in_flight, START_BATCH)])
-        # Another batch only if this one leaves both room and waiting cases (a case
-        # scored meanwhile is advanced by whoever scored it, once that commits).
-        more = len(cases) < min(limit - in_flight, waiting)
-        started: list[EvaluationCase] = []
-        step = STARTED
-        try:
-            for case in cases:
-                _start_case(evaluation, case)
-                started.append(case)
-        except APIError as error:
-            if error.status_code in WAIT_STATUSES:
-                step = STARTED if started else STOPPED if in_flight else BLOCKED
-            else:
-                # Not a case's fault: its target cannot run any more (a resource deleted,
-                # the author gone). Every case would fail alike: the evaluation fails once.
-                _record_started(started)
-                runs = _end_early(evaluation, "failed", None,
-                                  {"code": error.code, "message": error.message})
-                transaction.on_commit(lambda: _cancel_runs(evaluation.created_by, runs))
-                return STOPPED
-        _record_started(started)
-        if started and evaluation.status == "queued":
-            evaluation.status, evaluation.started_at = "running", timezone.now()
-            evaluation.save(update_fields=["status", "started_at"])
-        return step if step != STARTED or more else STOPPED
+    _record_started(started)
+    if started and evaluation.status == "queued":
+        evaluation.status, evaluation.started_at = "running", timezone.now()
+        evaluation.save(update_fields=["status", "started_at"])
+    return step if step != STARTED or more else STOPPED
 
 
 def _start_case(evaluation: Evaluation, case: EvaluationCase) -> None:
@@ -216,25 +226,52 @@ def settle(case_ids: list[int]) -> None:
 
 def settle_ended(case_ids: list[int]) -> None:
     """In the transaction that stores the end of the cases' runs (the ingester's batch,
-    through runs_ended): score the cases there, in a savepoint, and once committed
-    advance their evaluations in this process: no task between a case's end and the
-    start of its judge or of the next case. Cases the database refused to score are
-    left to a settle task; an evaluation that could not advance, or that another
-    process is advancing right then, to an advance task (and both, if Redis refuses
-    those too, to the beat's sweep)."""
-    unsettled: list[int] = []
+    through runs_ended), in one savepoint: score the cases, then take one step of each
+    of their evaluations (start a batch of what it has room for, or finish it), so the
+    runs started leave for the runner when that batch commits: no task, and no
+    transaction of its own, between a case's end and the start of its judge or of the
+    next case. The ingester never waits for a lock there: an evaluation another process
+    is advancing goes to an advance task, waiting cases another process holds are
+    skipped (it advances after). More batches to start continue in this process once
+    the batch commits. If the database refuses (or Redis, for the share), the savepoint
+    is undone and a settle task scores and advances them instead (and if Redis refuses
+    that too, the beat's sweep)."""
     try:
-        evaluations = settle_cases(case_ids)
+        limit: int | None = concurrency()
+    except quota.REDIS_ERRORS as error:  # scored here all the same; advanced by a task
+        limit, unread = None, error
+    steps: dict[str, str] = {}
+    try:
+        with transaction.atomic():
+            evaluations = _settle_locked(case_ids)
+            for evaluation_id in sorted(evaluations):
+                if limit is not None:
+                    steps[evaluation_id] = _advance_locked(evaluation_id, limit, wait=False)
     except DatabaseError as error:
-        log.warning("Could not score evaluation cases %s with their runs' ends (%s); "
+        log.warning("Could not settle evaluation cases %s with their runs' ends (%s); "
                     "a task will", case_ids, error)
-        evaluations, unsettled = set(), case_ids
-    # robust: whatever goes wrong there is logged, never raised into the ingester's loop
-    # (the sweep advances what it left).
-    if unsettled:
-        transaction.on_commit(lambda: _send(queue.send_settle, unsettled), robust=True)
-    if evaluations:
-        transaction.on_commit(lambda: advance_each(sorted(evaluations)), robust=True)
+        # robust: whatever goes wrong there is logged, never raised into the ingester's
+        # loop (the sweep advances what it left).
+        transaction.on_commit(lambda: _send(queue.send_settle, case_ids), robust=True)
+        return
+    if limit is None:
+        for evaluation_id in sorted(evaluations):
+            log.warning("Could not advance evaluation %s here (%s); a task will",
+                        evaluation_id, unread)
+            steps[evaluation_id] = LOCKED
+    onward = sorted(evaluation_id for evaluation_id, step in steps.items()
+                    if step == STARTED)
+    if onward:
+        transaction.on_commit(lambda: advance_each(onward), robust=True)
+    later = [(evaluation_id, RETRY_SECONDS if step == BLOCKED else None)
+             for evaluation_id, step in steps.items() if step in (LOCKED, BLOCKED)]
+    if later:
+        transaction.on_commit(lambda: _send(_send_advances, later), robust=True)
+
+
+def _send_advances(advances: list[tuple[str, float | None]]) -> None:
+    for evaluation_id, countdown in advances:
+        queue.send_advance(evaluation_id, countdown=countdown)
 
 
 def advance_each(evaluation_ids: list[str]) -> None:
@@ -264,23 +301,28 @@ def settle_cases(case_ids: list[int]) -> set[str]:
     statements whatever their number (the ingester settles a batch of ends at once).
     The IDs of their evaluations."""
     with transaction.atomic():
-        cases = list(EvaluationCase.objects.select_for_update(of=("self",))
-                     .select_related("run", "judge_run", "evaluation__project")
-                     .filter(pk__in=case_ids).order_by("pk"))
-        ran = [case for case in cases if case.status == "running" and _ended(case.run)]
-        judged = [case for case in cases if case.status == "judging" and _ended(case.judge_run)]
-        completions = scoring.completions_of([case.run for case in ran if case.run])
-        for case in ran:
-            scoring.after_run(case, judge_of(case.evaluation), completions[case.run_id])
-        repointed: dict[str, str | None] = {}  # one look at each evaluation's judge
-        for case in judged:
-            key = str(case.evaluation_id)
-            if key not in repointed:
-                repointed[key] = judge_repointed(case.evaluation)
-            scoring.after_judge(case, repointed[key])
-        if ran or judged:
-            EvaluationCase.objects.bulk_update(ran + judged, SCORED_FIELDS)
-        return {str(case.evaluation_id) for case in cases}
+        return _settle_locked(case_ids)
+
+
+def _settle_locked(case_ids: list[int]) -> set[str]:
+    """settle_cases in the caller's transaction."""
+    cases = list(EvaluationCase.objects.select_for_update(of=("self",))
+                 .select_related("run", "judge_run", "evaluation__project")
+                 .filter(pk__in=case_ids).order_by("pk"))
+    ran = [case for case in cases if case.status == "running" and _ended(case.run)]
+    judged = [case for case in cases if case.status == "judging" and _ended(case.judge_run)]
+    completions = scoring.completions_of([case.run for case in ran if case.run])
+    for case in ran:
+        scoring.after_run(case, judge_of(case.evaluation), completions[case.run_id])
+    repointed: dict[str, str | None] = {}  # one look at each evaluation's judge
+    for case in judged:
+        key = str(case.evaluation_id)
+        if key not in repointed:
+            repointed[key] = judge_repointed(case.evaluation)
+        scoring.after_judge(case, repointed[key])
+    if ran or judged:
+        EvaluationCase.objects.bulk_update(ran + judged, SCORED_FIELDS)
+    return {str(case.evaluation_id) for case in cases}
 
 
 SWEEP_BATCH = 500
