@@ -104,6 +104,13 @@ class HttpResources:
         # two reads of the answer; no bound on the whole (a stream takes its time).
         self._limits = aiohttp.ClientTimeout(total=None, connect=timeout,
                                              sock_connect=timeout, sock_read=timeout)
+        # A call's answer may take longer than that to start: a listener under load
+        # queues the request before its work begins, and once begun bounds its own
+        # waits (a call slot, each upstream read) below the client's timeout. Failing
+        # the node there would fail runs the listener is about to serve, so the call
+        # is bounded by its node's timeout (the engine cancels it), not by ours.
+        self._calls = aiohttp.ClientTimeout(total=None, connect=timeout,
+                                            sock_connect=timeout, sock_read=None)
         self._reconnect = RetryPolicy(initial=0.05, factor=2.0, max_delay=0.5,
                                       deadline=timeout, retry_on=LISTENER_AWAY)
 
@@ -203,7 +210,8 @@ class HttpResources:
         async def attempt() -> aiohttp.ClientResponse:
             try:
                 return await self._session.request(
-                    method, url, data=data, headers=headers, timeout=self._limits,
+                    method, url, data=data, headers=headers,
+                    timeout=self._limits if method in SAFE_METHODS else self._calls,
                     allow_redirects=False)
             except UNREACHED as exc:
                 raise NotReached(exc) from None

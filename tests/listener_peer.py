@@ -6,6 +6,7 @@ once the request was read)."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from tests.loopback import QuietHandler, serving
 
 ANSWER = "answer"
 DROP = "drop"  # read the request, then close the connection without a byte of answer
+LATE = "late"  # read the request, answer only after `late_seconds` (a queued listener)
 
 
 @dataclass
@@ -27,6 +29,7 @@ class Peer:
     script: list[str] = field(default_factory=list)  # then ANSWER for every request
     answer: dict[str, Any] = field(default_factory=lambda: {"documents": []})
     lock: threading.Lock = field(default_factory=threading.Lock)
+    late_seconds: float = 0.0
 
     def next_action(self) -> str:
         with self.lock:
@@ -34,11 +37,11 @@ class Peer:
 
 
 @contextmanager
-def kept_alive_peer(idle_seconds: float = 30.0,
-                    script: list[str] | None = None) -> Iterator[Peer]:
+def kept_alive_peer(idle_seconds: float = 30.0, script: list[str] | None = None,
+                    late_seconds: float = 0.0) -> Iterator[Peer]:
     """The peer on a free port (`url` ends in /api/v1); a connection idle for
     `idle_seconds` is closed by the peer, as uvicorn closes it after its keep-alive."""
-    peer = Peer(script=list(script or []))
+    peer = Peer(script=list(script or []), late_seconds=late_seconds)
 
     class Handler(QuietHandler):
         protocol_version = "HTTP/1.1"
@@ -59,9 +62,12 @@ def kept_alive_peer(idle_seconds: float = 30.0,
             self.read_body()
             peer.requests.append((self.command, self.path,
                                   self.headers.get("Authorization", ""), self.number))
-            if peer.next_action() == DROP:
+            action = peer.next_action()
+            if action == DROP:
                 self.close_connection = True
                 return
+            if action == LATE:
+                time.sleep(peer.late_seconds)
             self.answer(200, peer.answer)
 
         do_GET = do_POST = _handle
