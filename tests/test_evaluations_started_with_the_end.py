@@ -46,6 +46,15 @@ def started_evaluation(api: Api, alice: Any, acme: Any, settings: Any,
     return evaluation
 
 
+def ended_first_case(evaluation: Evaluation) -> Any:
+    """The run of the evaluation's first case, ended as the runner ends it."""
+    first = case_of(evaluation, "c0").run
+    assert first is not None
+    end_run(first.pk)
+    first.refresh_from_db()
+    return first
+
+
 def statuses(evaluation: Evaluation) -> list[str]:
     return list(evaluation.cases.order_by("position").values_list("status", flat=True))
 
@@ -55,10 +64,7 @@ def test_the_next_case_starts_in_the_transaction_that_stores_the_end(
         gateway_queue: redis.Redis) -> None:
     evaluation = started_evaluation(api, alice, acme, runner_configured, gateway_queue, 3)
     assert statuses(evaluation) == ["running", "queued", "queued"]
-    first = case_of(evaluation, "c0").run
-    assert first is not None
-    end_run(first.pk)
-    first.refresh_from_db()
+    first = ended_first_case(evaluation)
     rds.delete("runner")  # the first case's task, taken by the runner
     release_capacity(str(first.pk))  # its slot, freed by the runner with its end
 
@@ -77,10 +83,7 @@ def test_an_evaluation_another_process_advances_is_left_to_a_task(
         api: Api, alice: Any, acme: Any, runner_configured: Any, rds: redis.Redis,
         gateway_queue: redis.Redis) -> None:
     evaluation = started_evaluation(api, alice, acme, runner_configured, gateway_queue, 2)
-    first = case_of(evaluation, "c0").run
-    assert first is not None
-    end_run(first.pk)
-    first.refresh_from_db()
+    first = ended_first_case(evaluation)
     # Another connection holds the evaluation's lock while the end is stored.
     other = connections.create_connection("default")
     try:
@@ -101,10 +104,7 @@ def test_waiting_cases_another_process_holds_are_left_to_it(
         api: Api, alice: Any, acme: Any, runner_configured: Any, rds: redis.Redis,
         gateway_queue: redis.Redis) -> None:
     evaluation = started_evaluation(api, alice, acme, runner_configured, gateway_queue, 2)
-    first = case_of(evaluation, "c0").run
-    assert first is not None
-    end_run(first.pk)
-    first.refresh_from_db()
+    first = ended_first_case(evaluation)
     waiting = EvaluationCase.objects.get(evaluation=evaluation, case_id="c1")
     other = connections.create_connection("default")
     with connection.cursor() as mine:  # a wait for that lock fails instead of hanging
