@@ -5,6 +5,7 @@ asgiref's one shared thread (kionga.loop_middleware), which all calls in flight 
 from __future__ import annotations
 
 import asyncio
+import os
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -58,6 +59,10 @@ def test_a_loop_routes_middleware_runs_on_the_loop(settings: Any,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     settings.ROOT_URLCONF = "kionga.internal_urls"
     settings.MIDDLEWARE = settings_internal.MIDDLEWARE
+    # Importing the listener's entry point sets DJANGO_SETTINGS_MODULE to the internal
+    # settings for its process: restored after the test, or every later subprocess of
+    # this session (manage.py migrate, run_events) would start as the internal listener.
+    monkeypatch.setenv("DJANGO_SETTINGS_MODULE", os.environ["DJANGO_SETTINGS_MODULE"])
     from kionga.internal_asgi import LoopHandler, on_loop
 
     path = "/api/v1/models/gpt/predict"

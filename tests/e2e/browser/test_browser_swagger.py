@@ -32,7 +32,8 @@ def try_out(tab: BrowserPage, tag: str, operation_id: str, body: str | None = No
 def test_a_bearer_token_from_authorize_tries_a_get(stack: Stack, api: Api, bob: User,
                                                    tab: BrowserPage) -> None:
     tab.goto(SWAGGER)
-    expect(tab.page.locator("#operations-tag-designs")).to_be_visible()
+    # Swagger UI renders the whole schema in the browser: seconds on a busy machine.
+    expect(tab.page.locator("#operations-tag-designs")).to_be_visible(timeout=30_000)
     projects = next(tag["description"] for tag in TAGS if tag["name"] == "projects")
     expect(tab.page.locator("#operations-tag-projects")).to_contain_text(projects)
     tab.page.get_by_role("button", name="Authorize").first.click()
