@@ -48,7 +48,7 @@ from evaluations.models import (
     EvaluationCase,
 )
 from evaluations.summary import case_counts
-from kionga import audit
+from kionga import audit, prepared_sql
 from kionga.errors import APIError
 from runs import dispatch, quota
 from runs.cancel import do_cancel_run
@@ -175,7 +175,7 @@ def _start_case(evaluation: Evaluation, case: EvaluationCase) -> None:
 
 def _record_started(cases: list[EvaluationCase]) -> None:
     if cases:
-        EvaluationCase.objects.bulk_update(cases, ["status", "run", "judge_run"])
+        prepared_sql.update_rows(cases, ["status", "run", "judge_run"])
 
 
 def _start_run(evaluation: Evaluation, case: EvaluationCase, user: User) -> Run:
@@ -321,7 +321,7 @@ def _settle_locked(case_ids: list[int]) -> set[str]:
             repointed[key] = judge_repointed(case.evaluation)
         scoring.after_judge(case, repointed[key])
     if ran or judged:
-        EvaluationCase.objects.bulk_update(ran + judged, SCORED_FIELDS)
+        prepared_sql.update_rows(ran + judged, SCORED_FIELDS)
     return {str(case.evaluation_id) for case in cases}
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import psycopg
 from django.db import connection, models
@@ -53,6 +53,22 @@ def insert_rows(rows: Sequence[models.Model]) -> None:
                      for row in rows] for field in fields])
 
 
+def update_rows(rows: Sequence[models.Model], names: Sequence[str]) -> None:
+    """Store the fields `names` of existing rows of one model in one prepared statement
+    whatever their number, as the ORM's bulk_update would (each field's
+    get_db_prep_save; no auto_now, no signals) without its CASE per row and field,
+    which it compiles anew for every batch. The rows' keys must be distinct."""
+    if not rows:
+        return
+    model = type(rows[0])
+    query, fields = _update_arrays(model, tuple(names))
+    key = model._meta.pk
+    assert key is not None
+    execute(query, [[key.get_db_prep_value(row.pk, connection) for row in rows],
+                    *([field.get_db_prep_save(getattr(row, field.attname), connection)
+                       for row in rows] for field in fields)])
+
+
 def stamp(rows: Sequence[models.Model]) -> None:
     """Set the auto_now and auto_now_add times of new rows, one time for all, as their
     save() would (a statement of ours writes them without save())."""
@@ -84,6 +100,21 @@ def _insert_arrays(model: type[models.Model]) -> tuple[str, tuple[models.Field[A
     columns = ", ".join(connection.ops.quote_name(str(f.column)) for f in fields)
     arrays = ", ".join(f"%b::{f.db_type(connection)}[]" for f in fields)
     return f"INSERT INTO {model._meta.db_table} ({columns}) SELECT * FROM unnest({arrays})", fields
+
+
+@functools.cache
+def _update_arrays(model: type[models.Model],
+                   names: tuple[str, ...]) -> tuple[str, tuple[models.Field[Any, Any], ...]]:
+    """UPDATE … FROM unnest(the keys, then one binary array per field of `names`)."""
+    key = model._meta.pk
+    assert key is not None
+    fields = tuple(cast("models.Field[Any, Any]", model._meta.get_field(name)) for name in names)
+    quote = connection.ops.quote_name
+    arrays = ", ".join(f"%b::{f.db_type(connection)}[]" for f in (key, *fields))
+    aliases = ", ".join(f"c{i}" for i in range(len(fields) + 1))
+    sets = ", ".join(f"{quote(str(f.column))} = u.c{i}" for i, f in enumerate(fields, 1))
+    return (f"UPDATE {model._meta.db_table} t SET {sets} FROM unnest({arrays}) "
+            f"AS u({aliases}) WHERE t.{quote(str(key.column))} = u.c0"), fields
 
 
 def columns(model: type[models.Model], alias: str) -> str:
