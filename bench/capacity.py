@@ -99,7 +99,7 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--chunks", type=int, default=20, help="pieces of a streamed answer")
     parser.add_argument("--sample", type=int, default=None,
                         help="lanes that follow their runs over SSE (default N/10, ≥ 10)")
-    parser.add_argument("--rounds", type=int, default=2, help="runs per lane")
+    parser.add_argument("--rounds", type=int, default=4, help="runs per lane")
     parser.add_argument("--max-seconds", type=float, default=60.0,
                         help="no new start in the load after this")
     parser.add_argument("--approvals", type=int, default=None,

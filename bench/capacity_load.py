@@ -12,7 +12,9 @@ listener's resident memory above idle per run / per upstream call, added latency
 sse_lost counts only stored events a stream that was opened did not deliver (a
 stream cut mid-run is resumed with Last-Event-ID, as EventSource does: sse_resumed);
 stream opens the gateway refused are sse_refused, by code, and those runs are not
-followed."""
+followed. The steady_* figures are the same measured only over the steady part of the
+load (docs/decisions/capacity-steady-window.md): after the first burst of N starts is
+absorbed and before the first lane is done, so they need a few rounds (default 4)."""
 
 from __future__ import annotations
 
@@ -98,6 +100,18 @@ def watchers_needed(sample: int, projects: int, per_user: int) -> int:
     return math.ceil(math.ceil(sample / projects) / per_user)
 
 
+@dataclass(frozen=True)
+class RunTimes:
+    """One run of a lane, epoch s: its POST sent and accepted, its end stored by the
+    runner, and its terminal event read over SSE (None when not followed)."""
+
+    lane: int
+    sent: float
+    accepted: float
+    finished: float
+    arrived: float | None
+
+
 @dataclass
 class Load:
     # (accepted, ended at the runner) of every run, epoch s: in_flight is their peak overlap
@@ -119,6 +133,7 @@ class Load:
     # dropped) by the poller
     pending: dict[str, asyncio.Future[tuple[str, float]]] = field(default_factory=dict)
     poll_ms: float = 0.0  # CPU of the database backend that served the poller
+    runs: list[RunTimes] = field(default_factory=list)
 
 
 async def start_run(client: AsyncClient, design: str, text: str, load: Load,
@@ -287,11 +302,43 @@ async def lane(index: int, lanes: Lanes) -> None:
             load.failed += 1
             load.failures[status] += 1
         load.added_runner.append((finished - sent - args.latency) * 1000)
+        arrived = None
         if followed is not None:
             seen, arrived = followed
             load.seen[run_id] = seen
             if arrived is not None:
                 load.added_sse.append((arrived - sent - args.latency) * 1000)
+        load.runs.append(RunTimes(index, sent, accepted, finished, arrived))
+
+
+def steady(runs: list[RunTimes], lanes: int, latency: float) -> dict[str, Any]:
+    """The figures of the steady part of the load: from the moment every lane has had
+    a run accepted (the first burst absorbed) to the moment the first lane is done (the
+    load starts to drain). Throughput counts the runs that ended in that window; added
+    latency, the runs sent and ended in it. Empty when the window is shorter than one
+    upstream latency (too few rounds to have one)."""
+    firsts: dict[int, float] = {}
+    lasts: dict[int, float] = {}
+    for run in runs:
+        firsts[run.lane] = min(firsts.get(run.lane, run.accepted), run.accepted)
+        lasts[run.lane] = max(lasts.get(run.lane, run.finished), run.finished)
+    if len(firsts) < lanes:
+        return {}
+    begin, end = max(firsts.values()), min(lasts.values())
+    if end - begin < latency:
+        return {}
+    ended = [run for run in runs if begin <= run.finished <= end]
+    inside = [run for run in ended if run.sent >= begin]
+    added = [(run.finished - run.sent - latency) * 1000 for run in inside]
+    seen = [(run.arrived - run.sent - latency) * 1000 for run in inside
+            if run.arrived is not None]
+    rate = len(ended) / (end - begin)
+    return {"steady_seconds": round(end - begin, 1), "steady_runs_per_s": round(rate, 2),
+            "steady_throughput_ratio": round(rate / (lanes / latency), 3),
+            "steady_added_p50_ms": quantile(seen, 0.5),
+            "steady_added_p99_ms": quantile(seen, 0.99),
+            "steady_added_runner_p50_ms": quantile(added, 0.5),
+            "steady_added_runner_p99_ms": quantile(added, 0.99)}
 
 
 MEMBERS_EVERY = 60  # memory samples (30 s) between two looks for the groups' processes
@@ -427,4 +474,5 @@ async def measure_load(stack: Stack, clients: list[AsyncClient],
         "sse_refused": dict(load.sse_refused), "sse_resumed": load.sse_resumed,
         "sse_given_up": load.sse_given_up, "sse_deltas": load.deltas,
         "sse_watchers": sum(len(p.watchers) for p in projects), "sse_per_user": per_user,
+        **steady(load.runs, args.runs, args.latency),
     }

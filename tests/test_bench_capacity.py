@@ -2,7 +2,8 @@
 from their spans: its stack drops the test stack's capacity (KIONGA_DESIGNER_MAX_RUNS,
 the runner's --concurrency) unless the shell sets it, in_flight is the most runs
 accepted and not ended at one instant, and its sampled streams are followed by as many
-viewers as KIONGA_MAX_STREAMS_PER_USER needs (none past it)."""
+viewers as KIONGA_MAX_STREAMS_PER_USER needs (none past it); its steady figures count
+only the window between the first burst absorbed and the first lane done."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from bench.capacity_load import peak_overlap, watcher_of, watchers_needed
+from bench.capacity_load import RunTimes, peak_overlap, steady, watcher_of, watchers_needed
 from bench.capacity_stack import DefaultStack, Project
 
 
@@ -45,3 +46,33 @@ def test_no_viewer_follows_more_streams_than_a_user_may(sample: int, per_user: i
     # Each lane follows as a viewer of its own project (lanes alternate projects).
     assert all(watcher_of(lane, projects, per_user).startswith("ab"[lane % 2])
                for lane in range(sample))
+
+
+def test_the_steady_window_leaves_out_the_burst_and_the_drain() -> None:
+    latency = 10.0
+    runs = []
+    # Two lanes, three rounds each: lane 1's first start is accepted late (the burst),
+    # lane 0 is done first (the drain begins at 33).
+    for lane, first in ((0, 0.0), (1, 4.0)):
+        sent = first
+        for round_ in range(3):
+            finished = sent + latency + (0.5 if round_ else 3.0)  # the burst's runs wait
+            followed = sent + latency + 0.2 if lane == 0 else None
+            runs.append(RunTimes(lane, sent, sent + (0.1 if round_ else 0.0), finished,
+                                 followed))
+            sent = finished
+    figures = steady(runs, lanes=2, latency=latency)
+    # Window [4.0, 34.0): lane 0 ended at 13, 23.5, 34; lane 1 at 17, 27.5, 38.
+    assert figures["steady_seconds"] == 30.0
+    assert figures["steady_runs_per_s"] == round(5 / 30.0, 2)
+    assert figures["steady_throughput_ratio"] == round(5 / 30.0 / (2 / latency), 3)
+    # Sent and ended inside: lane 0's rounds 2 and 3, lane 1's round 2 (sent at 17).
+    assert figures["steady_added_runner_p50_ms"] == 500.0
+    assert figures["steady_added_p50_ms"] == 200.0
+
+
+def test_no_steady_window_without_enough_rounds() -> None:
+    # The last lane's run was accepted at 2 s: 8.5 s of window, less than a latency.
+    one_round = [RunTimes(lane, 0.0, lane * 1.0, 10.5, None) for lane in range(3)]
+    assert steady(one_round, lanes=3, latency=10.0) == {}
+    assert steady(one_round[:2], lanes=3, latency=10.0) == {}  # a lane never started
