@@ -77,3 +77,19 @@ def test_djangos_own_cursors_prepare_nothing(db: None) -> None:
         cursor.execute("SELECT count(*) FROM pg_prepared_statements "
                        "WHERE statement LIKE '%%kionga_auditevent%%'")
         assert cursor.fetchone() == (0,)
+
+
+def test_prepared_statements_are_planned_once(db: None) -> None:
+    """A prepared statement's generic plan is used from its first execution: not a
+    custom plan per execution while PostgreSQL compares the two."""
+    from django.db import connection
+
+    query = ("SELECT count(*) FROM kionga_auditevent WHERE id = ANY(%b::bigint[]) "
+             "/* test_prepared_statements_are_planned_once */")
+    for ids in ([1, 2], [3], [4, 5, 6]):
+        assert prepared_sql.fetch_all(query, [ids]) == [(0,)]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT generic_plans, custom_plans FROM pg_prepared_statements "
+                       "WHERE statement LIKE %s",
+                       ["%test_prepared_statements_are_planned_once%"])
+        assert cursor.fetchone() == (3, 0)
