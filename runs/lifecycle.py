@@ -18,7 +18,7 @@ from django.utils.dateparse import parse_datetime
 
 from kionga import prepared_sql
 from kionga.models import AuditEvent
-from kionga.notices import send_notice
+from kionga.notices import notice, send_notices
 from runner.protocol import TERMINAL_EVENTS
 from runs.credentials import revoke_credentials
 from runs.live_streams import after_runs_ended
@@ -81,15 +81,14 @@ def do_finish_runs(runs: list[Run], *, free_slots: bool = True) -> None:
     ])
     # Once committed: their live streams shrink, and slots the gateway freed go back.
     transaction.on_commit(lambda: after_runs_ended(runs, free_slots=free_slots))
-    for run in runs:
-        send_notice(run.project_id, "run.ended", run_id=run.pk, design_id=run.design_id,
-                    status=run.status)
+    send_notices([(run.project_id, notice("run.ended", run_id=run.pk, design_id=run.design_id,
+                                          status=run.status)) for run in runs])
 
 
 def tell_started(runs: list[Run]) -> None:
     """Notices of runs that began running (their run.started stored), once committed."""
-    for run in runs:
-        send_notice(run.project_id, "run.started", run_id=run.pk, design_id=run.design_id)
+    send_notices([(run.project_id, notice("run.started", run_id=run.pk,
+                                          design_id=run.design_id)) for run in runs])
 
 
 def _audit_action(run: Run) -> str:

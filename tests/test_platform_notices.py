@@ -198,4 +198,49 @@ def test_redis_away_drops_the_notice_at_once(acme: Project, caplog: Any,
     started = time.monotonic()
     publish(acme.pk, notice("run.ended", run_id="r"))  # no exception
     assert time.monotonic() - started < 1  # redis-py's default retries take seconds
-    assert "notice run.ended of project" in caplog.text
+    assert "1 notices (run.ended) not sent" in caplog.text
+
+
+class CountingRedis(redis.Redis):
+    """django-eventstream's sending client, counting its round trips to Redis."""
+
+    round_trips = 0
+
+    def execute_command(self, *args: Any, **options: Any) -> Any:
+        CountingRedis.round_trips += 1
+        return super().execute_command(*args, **options)
+
+    def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> Any:
+        pipe = super().pipeline(transaction, shard_hint)
+        execute = pipe.execute
+
+        def counted(raise_on_error: bool = True) -> Any:
+            CountingRedis.round_trips += 1
+            return execute(raise_on_error)
+
+        pipe.execute = counted  # type: ignore[method-assign]
+        return pipe
+
+
+def test_the_ingesters_batch_of_notices_goes_in_one_round_trip(
+        listener: Listener, alice: User, acme: Project, evil: Project, committed: Committing,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from runs.lifecycle import tell_started
+
+    monkeypatch.setattr(eventstream, "redis_client",
+                        CountingRedis(**settings.EVENTSTREAM_REDIS))
+    CountingRedis.round_trips = 0
+    runs = [make_run(alice, project, status="completed") for project in (acme, evil, acme)]
+    with committed():
+        do_finish_runs(runs)
+    assert CountingRedis.round_trips == 1
+    with committed():
+        tell_started(runs)
+    assert CountingRedis.round_trips == 2
+    for run in runs:
+        project = acme if run.project_id == acme.pk else evil
+        assert listener.notices(project, "run_id", run.pk) == [
+            {"kind": "run.ended", "run_id": str(run.pk), "design_id": str(run.design_id),
+             "status": "completed"},
+            {"kind": "run.started", "run_id": str(run.pk), "design_id": str(run.design_id)}]
+

@@ -50,3 +50,46 @@ def test_rows_read_back_as_saved_ones_do(acme: Project, alice: User,
 def test_an_empty_batch_writes_nothing(db: None) -> None:
     prepared_sql.insert_rows([])
     assert not AuditEvent.objects.exists()
+
+
+def test_statements_that_ask_are_prepared_once_per_connection(db: None) -> None:
+    """prepare=True really prepares: Django's default (prepare_threshold None) made
+    psycopg ignore it, and PostgreSQL parsed and planned every hot statement anew."""
+    from django.db import connection
+
+    query = "SELECT %b::integer + 1 /* test_statements_that_ask_are_prepared */"
+    assert prepared_sql.fetch_all(query, [1]) == [(2,)]
+    assert prepared_sql.fetch_all(query, [2]) == [(3,)]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_prepared_statements "
+                       "WHERE statement LIKE %s", ["%test_statements_that_ask_are_prepared%"])
+        assert cursor.fetchone() == (1,)
+
+
+def test_djangos_own_cursors_prepare_nothing(db: None) -> None:
+    """Only the statements that ask are prepared: the ORM's (client-side bound, their
+    text new with every value) never fill the server's statement cache."""
+    from django.db import connection
+
+    for n in range(8):
+        AuditEvent.objects.filter(target_id=str(n)).exists()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_prepared_statements "
+                       "WHERE statement LIKE '%%kionga_auditevent%%'")
+        assert cursor.fetchone() == (0,)
+
+
+def test_prepared_statements_are_planned_once(db: None) -> None:
+    """A prepared statement's generic plan is used from its first execution: not a
+    custom plan per execution while PostgreSQL compares the two."""
+    from django.db import connection
+
+    query = ("SELECT count(*) FROM kionga_auditevent WHERE id = ANY(%b::bigint[]) "
+             "/* test_prepared_statements_are_planned_once */")
+    for ids in ([1, 2], [3], [4, 5, 6]):
+        assert prepared_sql.fetch_all(query, [ids]) == [(0,)]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT generic_plans, custom_plans FROM pg_prepared_statements "
+                       "WHERE statement LIKE %s",
+                       ["%test_prepared_statements_are_planned_once%"])
+        assert cursor.fetchone() == (3, 0)
