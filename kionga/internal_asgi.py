@@ -17,29 +17,17 @@ from typing import Any
 from a2wsgi import WSGIMiddleware
 from asgiref.sync import iscoroutinefunction
 from django.conf import settings
-from django.core.handlers.asgi import ASGIHandler
 from django.core.wsgi import get_wsgi_application
 from django.urls import Resolver404, resolve
 
 from kionga import secret_box, start_checks
 from kionga.http_limits import RequestLimits
+from kionga.loop_handler import LoopHandler
 from runner import tracing
 
 # Forced, not setdefault: an inherited DJANGO_SETTINGS_MODULE=kionga.settings would
 # silently expose the whole public API (and admin) on the internal port.
 os.environ["DJANGO_SETTINGS_MODULE"] = "kionga.settings_internal"
-
-
-class LoopHandler(ASGIHandler):
-    """Django's ASGI handler without its per-request thread: Django runs a request's
-    synchronous parts (signals, middleware hooks, rendering) in a thread made for the
-    request and kept until it ends, which would cost one idle thread per call in
-    flight. Here they go to asgiref's one shared thread; they are short (the
-    internal MIDDLEWARE has no blocking hook), and views' database work goes to
-    kionga.pooled."""
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        await self.handle(scope, receive, send)
 
 
 TRACE_SERVICE = "kionga-internal"

@@ -10,7 +10,7 @@ database connection is held while an upstream answers.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from decimal import Decimal
 from typing import Any
 
@@ -65,7 +65,7 @@ async def do_predict(run: Run, endpoint: ModelEndpoint,
 
 
 async def do_stream_predict(run: Run, endpoint: ModelEndpoint,
-                            messages: list[dict[str, str]]) -> AsyncIterator[bytes]:
+                            messages: list[dict[str, str]]) -> AsyncGenerator[bytes, None]:
     """The completion as it is written: Server-Sent Events `delta` ({"text": piece}),
     then `done` ({"text", "usage"}, billed like do_predict) or `error` (the error
     shape; e.g. resource_unavailable when the upstream cut its answer short).
@@ -74,15 +74,18 @@ async def do_stream_predict(run: Run, endpoint: ModelEndpoint,
     it is an ordinary error answer; the events start once the upstream answers 200.
     """
     events = _stream_events(run, endpoint, messages)
-    first = await anext(events)  # raises the upstream's refusal, if any
-    return _prepend(first, events)
+    head = await anext(events)  # raises the upstream's refusal, if any
+    assert head == b"", head  # the head says the answer is a success; nothing to send
+    return events
 
 
 async def _stream_events(run: Run, endpoint: ModelEndpoint,
-                         messages: list[dict[str, str]]) -> AsyncIterator[bytes]:
+                         messages: list[dict[str, str]]) -> AsyncGenerator[bytes, None]:
     what = f"model {endpoint.key!r}"
     secrets = upstream.secret_values([endpoint.secret])
-    scrubber = StreamRedactor(Redactor(secrets, builtin=False), limit=upstream.MAX_ANSWER_BYTES)
+    # One redactor for the deltas and the whole text (upstream.scrub's, made once).
+    redactor = Redactor(secrets, builtin=False)
+    scrubber = StreamRedactor(redactor, limit=upstream.MAX_ANSWER_BYTES)
     body = {"model": endpoint.model_name, "messages": messages, "stream": True,
             "stream_options": {"include_usage": True}}
     headers = {**_model_headers(endpoint), "Accept": "text/event-stream"}
@@ -120,19 +123,16 @@ async def _stream_events(run: Run, endpoint: ModelEndpoint,
             text = "".join(parts)
             prompt, completion = _usage_or_words(usage, messages, text)
     cost = await _bill(run, endpoint, prompt, completion)
-    yield sse("done", {"text": upstream.scrub(text, secrets),
+    yield sse("done", {"text": redactor.redact(text) if secrets else text,
                        "usage": {"tokens": prompt + completion, "cost": float(cost)}})
 
 
-async def _prepend(first: bytes, rest: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-    if first:
-        yield first
-    async for item in rest:
-        yield item
+# One encoder for every event (json.dumps with options builds a new one each call).
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
 
 
 def sse(event: str, data: Any) -> bytes:
-    return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+    return f"event: {event}\ndata: {_COMPACT.encode(data)}\n\n".encode()
 
 
 async def _chunks(what: str, response: upstream.Streamed) -> AsyncIterator[dict[str, Any]]:
