@@ -31,7 +31,6 @@ from django.http import StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.urls import set_script_prefix
 
-
 # True in a request LoopHandler serves: on the listener's own event loop, where no
 # synchronous caller is blocked waiting for the loop. runs.loop_view.in_thread then
 # knows so without asking asgiref (a lookup that raises and formats an AttributeError
