@@ -10,7 +10,7 @@ database connection is held while an upstream answers.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from decimal import Decimal
 from typing import Any
 
@@ -105,7 +105,12 @@ async def _stream_events(run: Run, endpoint: ModelEndpoint,
             parts: list[str] = []
             usage: dict[str, Any] = {}
             try:
-                async for chunk in _chunks(what, response):
+                async for line in upstream.lines(what, response):
+                    chunk = _chunk(what, line)
+                    if chunk is None:
+                        continue
+                    if chunk is _DONE:
+                        break
                     piece, chunk_usage = _chunk_text(chunk)
                     usage = chunk_usage or usage
                     if piece:
@@ -135,23 +140,28 @@ def sse(event: str, data: Any) -> bytes:
     return f"event: {event}\ndata: {_COMPACT.encode(data)}\n\n".encode()
 
 
-async def _chunks(what: str, response: upstream.Streamed) -> AsyncIterator[dict[str, Any]]:
-    """The JSON chunks of an OpenAI-compatible stream, until [DONE] or its end."""
-    async for line in upstream.lines(what, response):
-        if not line.startswith("data:"):
-            continue  # comments, event:/id: lines, blank separators
-        data = line[5:].strip()
-        if data == "[DONE]":
-            return
-        try:
-            chunk = parsers.loads(data)  # the strict parse, as for a whole answer
-        except ValueError:
-            raise upstream.unavailable(what, "sent a malformed chunk", 502) from None
-        if not isinstance(chunk, dict):
-            raise upstream.unavailable(what, "sent a malformed chunk", 502)
-        if chunk.get("error") is not None:
-            raise upstream.unavailable(what, "answered with an error mid-answer", 502)
-        yield chunk
+# What _chunk returns for `data: [DONE]`, the stream's end.
+_DONE: dict[str, Any] = {}
+
+
+def _chunk(what: str, line: str) -> dict[str, Any] | None:
+    """The JSON chunk a line of an OpenAI-compatible stream carries: None for a line
+    without one, _DONE for [DONE]. A function, not an async generator over the lines:
+    one layer less for each of the stream's hundreds of lines."""
+    if not line.startswith("data:"):
+        return None  # comments, event:/id: lines, blank separators
+    data = line[5:].strip()
+    if data == "[DONE]":
+        return _DONE
+    try:
+        chunk = parsers.loads(data)  # the strict parse, as for a whole answer
+    except ValueError:
+        raise upstream.unavailable(what, "sent a malformed chunk", 502) from None
+    if not isinstance(chunk, dict):
+        raise upstream.unavailable(what, "sent a malformed chunk", 502)
+    if chunk.get("error") is not None:
+        raise upstream.unavailable(what, "answered with an error mid-answer", 502)
+    return chunk
 
 
 def _chunk_text(chunk: dict[str, Any]) -> tuple[str, dict[str, Any]]:
