@@ -6,10 +6,12 @@ receivers before, the response's close (request_finished's receivers) after, eac
 hop to asgiref's shared thread that every call in flight queues on; and it writes a
 streamed answer through four layers of async generators per piece. Here:
 
-- the signals are sent on the loop: their receivers (reset_queries,
-  close_old_connections) look after the current thread's database connections, and
-  the loop has none (Django refuses the ORM there; views' database work goes to
-  kionga.pooled, whose threads hand their connections back after each call);
+- request_started is not sent, and request_finished (the response's close) is sent
+  on the loop: their receivers (Django's reset_queries, close_old_connections,
+  close_caches, reset_urlconf: LOOP_SAFE_RECEIVERS) look after the current thread's
+  connections and URLconf, and the loop has no connection (Django refuses the ORM
+  there; views' database work goes to kionga.pooled, whose threads hand their
+  connections back after each call) and sets the URLconf for each request;
 - an EventStream's events are written as they come, one body message each, the
   iterator closed however the answer ends (as Django's aclosing);
 - everything else (reading the body, the request, the disconnect watch that cancels
@@ -30,6 +32,13 @@ from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.http import StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.urls import set_script_prefix
+
+# The receivers of request_started and request_finished that have nothing to do on
+# the loop or may run there (see the module's docstring); another one must be
+# considered before it is added (tests/test_internal_loop_handler.py).
+LOOP_SAFE_RECEIVERS: Final = frozenset({
+    "django.db.reset_queries", "django.db.close_old_connections",
+    "django.core.cache.close_caches", "django.core.handlers.base.reset_urlconf"})
 
 # True in a request LoopHandler serves: on the listener's own event loop, where no
 # synchronous caller is blocked waiting for the loop. runs.loop_view.in_thread then
@@ -74,7 +83,7 @@ class LoopHandler(ASGIHandler):
         except RequestAborted:
             return
         set_script_prefix(get_script_prefix(scope))
-        signals.request_started.send(sender=self.__class__, scope=scope)
+        # No request_started (see the module's docstring); tests check its receivers.
         request, error_response = self.create_request(scope, body_file)
         if request is None:
             body_file.close()
