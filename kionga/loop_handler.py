@@ -13,7 +13,8 @@ streamed answer through four layers of async generators per piece. Here:
   there; views' database work goes to kionga.pooled, whose threads hand their
   connections back after each call) and sets the URLconf for each request;
 - an EventStream's events are written as they come, one body message each, the
-  iterator closed however the answer ends (as Django's aclosing);
+  iterator closed however the answer ends (as Django's aclosing); a LastChunk
+  (kionga.stream_end) goes out with the end of the answer;
 - everything else (reading the body, the request, the disconnect watch that cancels
   a view whose client left, the middleware chain, other responses) is Django's own.
 """
@@ -32,6 +33,8 @@ from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.http import StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.urls import set_script_prefix
+
+from kionga.stream_end import LastChunk
 
 # The receivers of request_started and request_finished that have nothing to do on
 # the loop or may run there (see the module's docstring); another one must be
@@ -86,6 +89,7 @@ class LoopHandler(ASGIHandler):
         # No request_started (see the module's docstring); tests check its receivers.
         request, error_response = self.create_request(scope, body_file)
         if request is None:
+            assert error_response is not None
             body_file.close()
             await self.send_response(error_response, send)
             error_response.close()
@@ -100,8 +104,9 @@ class LoopHandler(ASGIHandler):
             return response
 
         # The disconnect watch first: its task is checked (and cancelled) first.
-        tasks = [asyncio.create_task(self.listen_for_disconnect(receive)),
-                 asyncio.create_task(process_request())]
+        watch = asyncio.create_task(self.listen_for_disconnect(receive))
+        work = asyncio.create_task(process_request())
+        tasks: list[asyncio.Task[Any]] = [watch, work]
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
             for task in tasks:
@@ -117,7 +122,7 @@ class LoopHandler(ASGIHandler):
                     except asyncio.CancelledError:
                         pass
             try:
-                response = tasks[1].result()
+                response = work.result()
             except asyncio.CancelledError:
                 signals.request_finished.send(sender=self.__class__)
             else:
@@ -134,6 +139,9 @@ class LoopHandler(ASGIHandler):
                     "headers": response_headers(response)})
         async with aclosing(response.events) as events:
             async for part in events:
+                if isinstance(part, LastChunk):  # with the end: one message, one write
+                    await send({"type": "http.response.body", "body": bytes(part)})
+                    return
                 if part:
                     await send({"type": "http.response.body", "body": part,
                                 "more_body": True})

@@ -18,6 +18,7 @@ import pytest
 from asgiref.sync import AsyncToSync
 
 from kionga.loop_handler import LOOP_SAFE_RECEIVERS, OWN_LOOP, EventStream, LoopHandler
+from kionga.stream_end import LastChunk
 from runs.loop_view import in_thread
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,6 +54,22 @@ def test_an_event_stream_is_written_event_by_event() -> None:
     assert [(m["body"], m["more_body"]) for m in bodies] == [(events.parts[0], True),
                                                              (events.parts[2], True)]
     assert end == {"type": "http.response.body"}
+    assert events.closed
+
+
+def test_a_last_chunk_goes_with_the_end_of_the_answer() -> None:
+    events = Events([b"event: delta\ndata: {}\n\n", LastChunk(b"event: done\ndata: {}\n\n"),
+                     b"never sent"])
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    asyncio.run(LoopHandler.send_response(LoopHandler.__new__(LoopHandler),
+                                          EventStream(events.stream()), send))
+    assert [(m["body"], m.get("more_body", False)) for m in sent[1:]] == [
+        (events.parts[0], True), (b"event: done\ndata: {}\n\n", False)]
+    assert type(sent[-1]["body"]) is bytes
     assert events.closed
 
 

@@ -25,6 +25,7 @@ from kionga.resource_models import (
     McpServer,
     ModelEndpoint,
 )
+from kionga.stream_end import LastChunk
 from runner.redact import Redactor, StreamRedactor
 from runs import bills
 from runs.internal.checks import (
@@ -120,7 +121,7 @@ async def _stream_events(run: Run, endpoint: ModelEndpoint,
                             yield sse("delta", {"text": released})
             except APIError as exc:
                 code, message, details = describe(exc)
-                yield sse("error", error_body(code, message, details))
+                yield LastChunk(sse("error", error_body(code, message, details)))
                 return
             rest = scrubber.flush()
             if rest:
@@ -128,8 +129,9 @@ async def _stream_events(run: Run, endpoint: ModelEndpoint,
             text = "".join(parts)
             prompt, completion = _usage_or_words(usage, messages, text)
     cost = await _bill(run, endpoint, prompt, completion)
-    yield sse("done", {"text": redactor.redact(text) if secrets else text,
-                       "usage": {"tokens": prompt + completion, "cost": float(cost)}})
+    yield LastChunk(sse("done", {"text": redactor.redact(text) if secrets else text,
+                                 "usage": {"tokens": prompt + completion,
+                                           "cost": float(cost)}}))
 
 
 # One encoder for every event (json.dumps with options builds a new one each call).
