@@ -96,7 +96,9 @@ class RequestLimits:
         chunked = length is None and _is_chunked(headers)
         if length or chunked:
             try:
-                body = await asyncio.wait_for(self._read_capped(receive), self.body_timeout)
+                # A timeout in this task (wait_for would make a task per request).
+                async with asyncio.timeout(self.body_timeout):
+                    body = await self._read_capped(receive)
             except TimeoutError:
                 await self._refuse(scope, receive, send, 408, "request_timeout",
                                    f"The body did not arrive within {self.body_timeout:g} s.")

@@ -25,6 +25,10 @@ from rest_framework.parsers import JSONParser
 MAX_JSON_DEPTH: Final = 64
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# How a parsed string can come to hold NUL or a surrogate: an escape for one. Matched
+# in the raw text (also where it is not an escape, e.g. after an escaped backslash:
+# then the walk decides).
+_UNSTORABLE_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F])")
 
 
 class JSONRefused(ValueError):
@@ -50,12 +54,29 @@ def loads(text: str | bytes) -> Any:
     if isinstance(text, bytes):
         text = text.decode("utf-8")  # UnicodeDecodeError is a ValueError too
     try:
-        value = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+        value = _DECODER.decode(text)
     except RecursionError:
         # The C scanner recurses per level; text this deep is refused by depth anyway.
         raise _too_deep() from None
-    check_value(value)
+    if not _surely_storable(text):
+        check_value(value)
     return value
+
+
+def _surely_storable(text: str) -> bool:
+    """Whether the value parsed from `text` needs no walk: strict JSON (no raw control
+    characters in strings) gets a NUL or a lone surrogate into a string only through an
+    escape for one, or a surrogate in the text itself; and it nests no deeper than it
+    has brackets. A few scans of the text in C instead of a walk over every value (an
+    upstream's stream is hundreds of small chunks); any doubt walks."""
+    return (text.count("{") + text.count("[") <= MAX_JSON_DEPTH
+            and ("\\u" not in text or _UNSTORABLE_ESCAPE.search(text) is None)
+            and _SURROGATE.search(text) is None)
+
+
+# One decoder for every parse (json.loads with hooks builds a new one each call).
+_DECODER: Final = json.JSONDecoder(parse_constant=_refuse_constant,
+                                   parse_float=_finite_float)
 
 
 def check_value(value: Any) -> None:

@@ -14,7 +14,7 @@ import functools
 import json
 import logging
 from collections.abc import AsyncIterator, Hashable, Iterable
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -223,6 +223,12 @@ def unreachable(what: str, exc: Exception) -> APIError:
     return APIError(503, "resource_unavailable", f"{capital(what)} cannot be reached.")
 
 
+# JSON bodies as compact UTF-8 without NaN or infinities; made once (json.dumps with
+# options makes an encoder per call).
+_JSON_BODY: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"),
+                                     allow_nan=False)
+
+
 def _body(headers: dict[str, str], json_body: Any,
           text_body: str | None) -> tuple[dict[str, str], bytes | None]:
     """The headers with the body's content type, and the body's bytes (JSON as compact
@@ -231,8 +237,7 @@ def _body(headers: dict[str, str], json_body: Any,
         content_type, data = "text/plain; charset=utf-8", text_body.encode()
     elif json_body is not None:
         content_type = "application/json"
-        data = json.dumps(json_body, ensure_ascii=False, separators=(",", ":"),
-                          allow_nan=False).encode()
+        data = _JSON_BODY.encode(json_body).encode()
     else:
         return headers, None
     if any(name.lower() == "content-type" for name in headers):
@@ -251,50 +256,83 @@ async def _read_capped(what: str, content: aiohttp.StreamReader) -> bytes:
     return b"".join(parts)
 
 
+class _Slot:
+    __slots__ = ("semaphore", "users")
+
+    def __init__(self, limit: int) -> None:
+        self.semaphore = asyncio.Semaphore(limit)
+        self.users = 0  # calls holding or waiting for it
+
+
 class _Slots:
     """Counting semaphores by key, made on first use and dropped once idle (a key's
     limit is read when its semaphore is made)."""
 
     def __init__(self) -> None:
-        self._entries: dict[Hashable, tuple[asyncio.Semaphore, list[int]]] = {}
+        self._entries: dict[Hashable, _Slot] = {}
 
-    @asynccontextmanager
-    async def hold(self, key: Hashable, limit: int) -> AsyncIterator[None]:
-        semaphore, users = self._entries.setdefault(key, (asyncio.Semaphore(limit), [0]))
-        users[0] += 1
-        try:
-            async with semaphore:
-                yield
-        finally:
-            users[0] -= 1
-            if not users[0]:
-                del self._entries[key]
+    def join(self, key: Hashable, limit: int) -> _Slot:
+        slot = self._entries.get(key)
+        if slot is None:
+            slot = self._entries[key] = _Slot(limit)
+        slot.users += 1
+        return slot
+
+    def leave(self, key: Hashable, slot: _Slot, held: bool) -> None:
+        if held:
+            slot.semaphore.release()
+        slot.users -= 1
+        if not slot.users:
+            del self._entries[key]
 
 
 _SLOTS = _Slots()
 
 
-@asynccontextmanager
-async def call_slot(project_id: Any, resource: str, what: str,
-                    timeout: float) -> AsyncIterator[None]:
+class call_slot:  # noqa: N801  (used as the context manager function it was)
     """Hold one of the project's and one of the resource's upstream call slots in this
     process (KIONGA_UPSTREAM_CALLS_PER_PROJECT, _PER_RESOURCE) for the body; waiting
     for them counts against `timeout` (then resource_unavailable, which the runner
     retries). One tenant's slow upstream holds at most that many sockets and answers;
-    other projects' calls and /healthz go on at once."""
-    async with AsyncExitStack() as held:
+    other projects' calls and /healthz go on at once.
+
+    A class rather than an async generator: every model call enters one, and a free
+    slot (the common case) is taken without a timer or a generator."""
+
+    def __init__(self, project_id: Any, resource: str, what: str, timeout: float) -> None:
+        # The resource's slot first: a call queued behind its own resource's full
+        # slots must not hold one of the project's meanwhile.
+        self._wanted = ((("resource", project_id, resource),
+                         settings.KIONGA_UPSTREAM_CALLS_PER_RESOURCE),
+                        (("project", project_id), settings.KIONGA_UPSTREAM_CALLS_PER_PROJECT))
+        self._what, self._timeout = what, timeout
+        self._joined: list[tuple[Hashable, _Slot, bool]] = []
+
+    async def __aenter__(self) -> None:
+        deadline = asyncio.get_running_loop().time() + self._timeout
         try:
-            async with asyncio.timeout(timeout):
-                # The resource's slot first: a call queued behind its own resource's
-                # full slots must not hold one of the project's meanwhile.
-                await held.enter_async_context(_SLOTS.hold(
-                    ("resource", project_id, resource),
-                    settings.KIONGA_UPSTREAM_CALLS_PER_RESOURCE))
-                await held.enter_async_context(_SLOTS.hold(
-                    ("project", project_id), settings.KIONGA_UPSTREAM_CALLS_PER_PROJECT))
-        except TimeoutError:
-            raise unavailable(what, "is busy (too many calls in flight)", 503) from None
-        yield
+            for key, limit in self._wanted:
+                slot = _SLOTS.join(key, limit)
+                self._joined.append((key, slot, False))
+                if slot.semaphore.locked():
+                    async with asyncio.timeout_at(deadline):
+                        await slot.semaphore.acquire()
+                else:
+                    await slot.semaphore.acquire()  # free: taken at once
+                self._joined[-1] = (key, slot, True)
+        except BaseException as exc:
+            self._leave()
+            if isinstance(exc, TimeoutError):
+                raise unavailable(self._what, "is busy (too many calls in flight)",
+                                  503) from None
+            raise
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self._leave()
+
+    def _leave(self) -> None:
+        while self._joined:
+            _SLOTS.leave(*self._joined.pop())
 
 
 def check_success(what: str, answer: Answer) -> Answer:

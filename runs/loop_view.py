@@ -21,6 +21,7 @@ from django.http.response import HttpResponseBase
 from rest_framework.decorators import api_view
 from rest_framework.views import APIView
 
+from kionga.loop_handler import OWN_LOOP
 from kionga.pooled import pooled
 
 P = ParamSpec("P")
@@ -32,7 +33,7 @@ def in_thread(fn: Callable[P, T]) -> Callable[P, Awaitable[T]]:
     loop (async_to_sync: Django's test client, a command calling a view): then in that
     caller's thread, with its connection and transaction, as asgiref's thread-sensitive
     mode runs it (kionga.internal_asgi's loop has no such caller)."""
-    if getattr(AsyncToSync.executors, "current", None) is not None:
+    if not OWN_LOOP.get() and getattr(AsyncToSync.executors, "current", None) is not None:
         return sync_to_async(fn, thread_sensitive=True)
     return pooled(fn)
 

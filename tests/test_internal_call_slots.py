@@ -76,3 +76,26 @@ def test_a_call_that_waits_too_long_for_a_slot_is_unavailable() -> None:
     error = asyncio.run(go())
     assert (error.status_code, error.code) == (503, "resource_unavailable")
     assert "busy" in str(error.detail)
+
+
+@override_settings(KIONGA_UPSTREAM_CALLS_PER_PROJECT=1)
+def test_a_waiting_call_gets_a_slot_freed_in_time_and_a_cancelled_one_leaves_no_trace() -> None:
+    async def go() -> Upstreams:
+        calls = Upstreams()
+        holder = asyncio.create_task(calls.call(1, "x"))
+        await settle()
+        waiter = asyncio.create_task(calls.call(1, "y", wait=5.0))
+        cancelled = asyncio.create_task(calls.call(1, "z", wait=5.0))
+        await settle()
+        assert calls.now["p1"] == 1
+        cancelled.cancel()
+        await settle()
+        calls.release.set()
+        await asyncio.gather(holder, waiter)
+        assert cancelled.cancelled()
+        return calls
+
+    calls = asyncio.run(go())
+    assert calls.peak["p1"] == 1 and calls.peak["p1/y"] == 1 and calls.peak["p1/z"] == 0
+    # Every slot was given back and every idle key dropped.
+    assert upstream._SLOTS._entries == {}

@@ -10,7 +10,7 @@ database connection is held while an upstream answers.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from decimal import Decimal
 from typing import Any
 
@@ -25,6 +25,7 @@ from kionga.resource_models import (
     McpServer,
     ModelEndpoint,
 )
+from kionga.stream_end import LastChunk
 from runner.redact import Redactor, StreamRedactor
 from runs import bills
 from runs.internal.checks import (
@@ -65,7 +66,7 @@ async def do_predict(run: Run, endpoint: ModelEndpoint,
 
 
 async def do_stream_predict(run: Run, endpoint: ModelEndpoint,
-                            messages: list[dict[str, str]]) -> AsyncIterator[bytes]:
+                            messages: list[dict[str, str]]) -> AsyncGenerator[bytes, None]:
     """The completion as it is written: Server-Sent Events `delta` ({"text": piece}),
     then `done` ({"text", "usage"}, billed like do_predict) or `error` (the error
     shape; e.g. resource_unavailable when the upstream cut its answer short).
@@ -74,15 +75,18 @@ async def do_stream_predict(run: Run, endpoint: ModelEndpoint,
     it is an ordinary error answer; the events start once the upstream answers 200.
     """
     events = _stream_events(run, endpoint, messages)
-    first = await anext(events)  # raises the upstream's refusal, if any
-    return _prepend(first, events)
+    head = await anext(events)  # raises the upstream's refusal, if any
+    assert head == b"", head  # the head says the answer is a success; nothing to send
+    return events
 
 
 async def _stream_events(run: Run, endpoint: ModelEndpoint,
-                         messages: list[dict[str, str]]) -> AsyncIterator[bytes]:
+                         messages: list[dict[str, str]]) -> AsyncGenerator[bytes, None]:
     what = f"model {endpoint.key!r}"
     secrets = upstream.secret_values([endpoint.secret])
-    scrubber = StreamRedactor(Redactor(secrets, builtin=False), limit=upstream.MAX_ANSWER_BYTES)
+    # One redactor for the deltas and the whole text (upstream.scrub's, made once).
+    redactor = Redactor(secrets, builtin=False)
+    scrubber = StreamRedactor(redactor, limit=upstream.MAX_ANSWER_BYTES)
     body = {"model": endpoint.model_name, "messages": messages, "stream": True,
             "stream_options": {"include_usage": True}}
     headers = {**_model_headers(endpoint), "Accept": "text/event-stream"}
@@ -102,7 +106,12 @@ async def _stream_events(run: Run, endpoint: ModelEndpoint,
             parts: list[str] = []
             usage: dict[str, Any] = {}
             try:
-                async for chunk in _chunks(what, response):
+                async for line in upstream.lines(what, response):
+                    chunk = _chunk(what, line)
+                    if chunk is None:
+                        continue
+                    if chunk is _DONE:
+                        break
                     piece, chunk_usage = _chunk_text(chunk)
                     usage = chunk_usage or usage
                     if piece:
@@ -112,7 +121,7 @@ async def _stream_events(run: Run, endpoint: ModelEndpoint,
                             yield sse("delta", {"text": released})
             except APIError as exc:
                 code, message, details = describe(exc)
-                yield sse("error", error_body(code, message, details))
+                yield LastChunk(sse("error", error_body(code, message, details)))
                 return
             rest = scrubber.flush()
             if rest:
@@ -120,38 +129,41 @@ async def _stream_events(run: Run, endpoint: ModelEndpoint,
             text = "".join(parts)
             prompt, completion = _usage_or_words(usage, messages, text)
     cost = await _bill(run, endpoint, prompt, completion)
-    yield sse("done", {"text": upstream.scrub(text, secrets),
-                       "usage": {"tokens": prompt + completion, "cost": float(cost)}})
+    yield LastChunk(sse("done", {"text": redactor.redact(text) if secrets else text,
+                                 "usage": {"tokens": prompt + completion,
+                                           "cost": float(cost)}}))
 
 
-async def _prepend(first: bytes, rest: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-    if first:
-        yield first
-    async for item in rest:
-        yield item
+# One encoder for every event (json.dumps with options builds a new one each call).
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
 
 
 def sse(event: str, data: Any) -> bytes:
-    return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+    return f"event: {event}\ndata: {_COMPACT.encode(data)}\n\n".encode()
 
 
-async def _chunks(what: str, response: upstream.Streamed) -> AsyncIterator[dict[str, Any]]:
-    """The JSON chunks of an OpenAI-compatible stream, until [DONE] or its end."""
-    async for line in upstream.lines(what, response):
-        if not line.startswith("data:"):
-            continue  # comments, event:/id: lines, blank separators
-        data = line[5:].strip()
-        if data == "[DONE]":
-            return
-        try:
-            chunk = parsers.loads(data)  # the strict parse, as for a whole answer
-        except ValueError:
-            raise upstream.unavailable(what, "sent a malformed chunk", 502) from None
-        if not isinstance(chunk, dict):
-            raise upstream.unavailable(what, "sent a malformed chunk", 502)
-        if chunk.get("error") is not None:
-            raise upstream.unavailable(what, "answered with an error mid-answer", 502)
-        yield chunk
+# What _chunk returns for `data: [DONE]`, the stream's end.
+_DONE: dict[str, Any] = {}
+
+
+def _chunk(what: str, line: str) -> dict[str, Any] | None:
+    """The JSON chunk a line of an OpenAI-compatible stream carries: None for a line
+    without one, _DONE for [DONE]. A function, not an async generator over the lines:
+    one layer less for each of the stream's hundreds of lines."""
+    if not line.startswith("data:"):
+        return None  # comments, event:/id: lines, blank separators
+    data = line[5:].strip()
+    if data == "[DONE]":
+        return _DONE
+    try:
+        chunk = parsers.loads(data)  # the strict parse, as for a whole answer
+    except ValueError:
+        raise upstream.unavailable(what, "sent a malformed chunk", 502) from None
+    if not isinstance(chunk, dict):
+        raise upstream.unavailable(what, "sent a malformed chunk", 502)
+    if chunk.get("error") is not None:
+        raise upstream.unavailable(what, "answered with an error mid-answer", 502)
+    return chunk
 
 
 def _chunk_text(chunk: dict[str, Any]) -> tuple[str, dict[str, Any]]:

@@ -6,13 +6,13 @@ event loop (runs.loop_view); the database-only ones are ordinary views.
 
 from __future__ import annotations
 
-from django.http import StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from kionga.knowledge import search_documents
+from kionga.loop_handler import EventStream
 from kionga.request_body import parse
 from kionga.resource_models import ApiConnection, Dataset, KnowledgeBase, ModelEndpoint
 from runs.internal import actions, checks
@@ -36,8 +36,7 @@ async def predict(request: Request, model_id: str) -> HttpResponseBase:
     messages = [dict(m) for m in parse(PredictSerializer, request.data)["messages"]]
     if "text/event-stream" in request.headers.get("Accept", ""):
         events = await actions.do_stream_predict(run, endpoint, messages)
-        return StreamingHttpResponse(events, content_type="text/event-stream",
-                                     headers={"Cache-Control": "no-cache"})
+        return EventStream(events, headers={"Cache-Control": "no-cache"})
     return Response(await actions.do_predict(run, endpoint, messages))
 
 
