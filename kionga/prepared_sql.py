@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import psycopg
-from django.db import connection, models
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 from django.utils import timezone
 
 Params = Mapping[str, Any] | Sequence[Any]
@@ -24,20 +24,35 @@ M = TypeVar("M", bound=models.Model)
 
 
 def fetch_all(query: str, params: Params) -> list[tuple[Any, ...]]:
-    with _cursor() as cursor, connection.wrap_database_errors:
+    cursor = _cursor()
+    with connection.wrap_database_errors:
         cursor.execute(query, params, prepare=True)
         return cursor.fetchall()
 
 
 def execute(query: str, params: Params) -> None:
+    cursor = _cursor()
     # Errors become Django's (DataError, IntegrityError…), as on Django's own cursors.
-    with _cursor() as cursor, connection.wrap_database_errors:
+    with connection.wrap_database_errors:
         cursor.execute(query, params, prepare=True)
 
 
+_KEPT: Final = "_kionga_prepared_cursor"
+
+
 def _cursor() -> psycopg.Cursor[Any]:
-    connection.ensure_connection()
-    return psycopg.Cursor(connection.connection)
+    """The binding cursor of this thread's connection, kept on Django's connection
+    object while its psycopg connection lives: a new cursor starts a new adaptation
+    context, which looks up each parameter type's dumper again (a run start's writes
+    bind ~40 values)."""
+    db = connections[DEFAULT_DB_ALIAS]  # this thread's (or task's) own connection
+    db.ensure_connection()
+    raw = db.connection
+    kept: psycopg.Cursor[Any] | None = getattr(db, _KEPT, None)
+    if kept is None or kept.closed or kept.connection is not raw:
+        kept = psycopg.Cursor(raw)
+        setattr(db, _KEPT, kept)
+    return kept
 
 
 def insert_rows(rows: Sequence[models.Model]) -> None:
