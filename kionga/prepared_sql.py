@@ -101,6 +101,33 @@ def _insert_arrays(model: type[models.Model]) -> tuple[str, tuple[models.Field[A
     return f"INSERT INTO {model._meta.db_table} ({columns}) SELECT * FROM unnest({arrays})", fields
 
 
+def new_row(model: type[M], **values: Any) -> M:
+    """`model(**values)`, a new unsaved row, built through the ORM's positional path
+    (the one Model.from_db takes) instead of its keyword matching, which was a tenth of
+    a run start's CPU: each field not given takes its default, and a related instance
+    given by the field's name is cached as its descriptor caches it (a one-to-one's
+    reverse side too)."""
+    args: list[Any] = []
+    related: list[tuple[Any, models.Model | None]] = []
+    for field in model._meta.concrete_fields:
+        if field.attname in values:
+            args.append(values.pop(field.attname))
+        elif isinstance(field, models.ForeignKey) and field.name in values:
+            obj = values.pop(field.name)
+            args.append(None if obj is None else getattr(obj, field.target_field.attname))
+            related.append((field, obj))
+        else:
+            args.append(field.get_default())
+    if values:
+        raise TypeError(f"{model.__name__} has no field {sorted(values)[0]!r}")
+    row = model(*args)
+    for field, obj in related:
+        field.set_cached_value(row, obj)
+        if obj is not None and field.one_to_one:
+            field.remote_field.set_cached_value(obj, row)
+    return row
+
+
 def columns(model: type[models.Model], alias: str) -> str:
     """The select list of `model`'s concrete fields under `alias`, in take()'s order."""
     return ", ".join(f'{alias}."{f.column}"' for f in model._meta.concrete_fields)

@@ -64,7 +64,9 @@ class StartRead:
         if role is not None:
             token_use.note(self.user, project_id)
         check_role(role, Role.EDITOR, MISSING)
-        return Design(pk=design_id, project=Project(pk=project_id), revision=latest)
+        return prepared_sql.new_row(Design, id=design_id,
+                                    project=prepared_sql.new_row(Project, id=project_id),
+                                    revision=latest)
 
     def check_target(self, design: Design) -> Target:
         """The revision to run: runner configured (503), it exists (404), it runs (422)."""
