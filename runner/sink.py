@@ -64,6 +64,7 @@ from runner.protocol import (
     run_stream,
 )
 from runner.records import Record
+from runner.redis_tx import Command, transaction
 from runner.retry import RetryPolicy, retrying
 
 log = logging.getLogger(__name__)
@@ -277,36 +278,37 @@ class EventSink:
             # of the run's oldest entries out of the stream.
             self.slot_freed = self.slot_freed or any(w.terminal for w in writes.events)
             return
-        pipe = self._redis.pipeline(transaction=True)
+        commands: list[Command] = []
         if writes.trim is not None:
-            pipe.xtrim(self._stream, maxlen=writes.trim, approximate=False)
+            commands.append(("XTRIM", self._stream, "MAXLEN", writes.trim))
         ends = False
         for write in writes.events:
             if write.live is not None:
-                pipe.xadd(self._stream, live_fields(self._event_key, self._run_id,
-                                                    write.live.data,
-                                                    stored_only=write.live.stored_only),
-                          maxlen=write.live.keep, approximate=False)
+                commands.append(_xadd(self._stream, live_fields(
+                    self._event_key, self._run_id, write.live.data,
+                    stored_only=write.live.stored_only), maxlen=write.live.keep))
             if write.stored is not None:
-                pipe.xadd(INGEST_STREAM, ingest_fields(self._event_key, self._run_id,
-                                                       write.stored))
+                commands.append(_xadd(INGEST_STREAM, ingest_fields(
+                    self._event_key, self._run_id, write.stored)))
             if write.record is not None:
-                pipe.xadd(INGEST_STREAM, record_fields(self._event_key, self._run_id,
-                                                       write.record))
+                commands.append(_xadd(INGEST_STREAM, record_fields(
+                    self._event_key, self._run_id, write.record)))
             if write.terminal:
                 # The run's slot is freed with its ending, atomically: whoever sees the
                 # end can start the next run at once (no 429 in between), and the
                 # gateway never sees the slot free without the ending in Redis.
                 if self._lease:
-                    pipe.delete(lease_key(self._lease))
+                    commands.append(("DEL", lease_key(self._lease)))
                 ends = True
         # Every write, not only the ending: a stream whose run died unseen still expires.
-        pipe.expire(self._stream, STREAM_TTL_SECONDS)
+        commands.append(("EXPIRE", self._stream, STREAM_TTL_SECONDS))
         if writes.account is not None:
             key, held = writes.account
-            pipe.eval(LIVE_BYTES_LUA, 1, key, self._run_id, held, STREAM_TTL_SECONDS)
+            commands.append(("EVAL", LIVE_BYTES_LUA, 1, key, self._run_id, held,
+                             STREAM_TTL_SECONDS))
         writes.sent = True
-        answers = pipe.execute()
+        # One MULTI/EXEC on this writer thread's own connection (runner.redis_tx).
+        answers = transaction(self._redis, commands)
         if writes.account is not None:
             self.live.settle(int(answers[-1]))
         self.slot_freed = self.slot_freed or ends
@@ -351,6 +353,13 @@ class EventSink:
         return ending_event("run.failed", self._written_seq + 1, reason=EVENTS_LOST,
                             code="node_error", message=f"{self.error}; the run was stopped",
                             tokens=usage["tokens"])
+
+
+def _xadd(stream: str, fields: dict[Any, Any], *, maxlen: int | None = None) -> Command:
+    """XADD as redis-py sends it (an exact MAXLEN when given, an ID Redis picks)."""
+    bound: tuple[Any, ...] = ("MAXLEN", maxlen) if maxlen is not None else ()
+    pairs = [part for pair in fields.items() for part in pair]
+    return ("XADD", stream, *bound, "*", *pairs)
 
 
 _UNREACHABLE: Final = "unreachable"
