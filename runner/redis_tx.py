@@ -52,35 +52,50 @@ def _connection(client: redis.Redis) -> AbstractConnection:
 def transaction(client: redis.Redis, commands: list[Command]) -> list[Any]:
     """MULTI, `commands`, EXEC in one round trip on this thread's own connection to
     `client`'s server; the EXEC's replies."""
+    outcome = transactions(client, [commands])[0]
+    if isinstance(outcome, redis.ResponseError):
+        raise outcome
+    return outcome
+
+
+def transactions(client: redis.Redis, bodies: list[list[Command]]
+                 ) -> list[list[Any] | redis.ResponseError]:
+    """Several MULTI/EXECs (one per body) in one round trip: each one's replies, or
+    the error that refused it (a command refused while queued, else the first error
+    reply inside its EXEC). Raises only when the connection failed (which of them
+    applied is then unknown)."""
     connection = _connection(client)
+    packed: list[Command] = []
+    for commands in bodies:
+        packed += [("MULTI",), *commands, ("EXEC",)]
     try:
         # connect() when there is no socket yet (or it was dropped after an error).
-        connection.send_packed_command(
-            connection.pack_commands([("MULTI",), *commands, ("EXEC",)]), check_health=False)
-        refused: redis.ResponseError | None = None
-        for _ in range(len(commands) + 1):  # MULTI's OK, then QUEUED or an error each
-            try:
-                connection.read_response()
-            except redis.ResponseError as exc:
-                refused = refused or exc
-        try:
-            answers = connection.read_response()
-        except redis.ResponseError:
-            if refused is not None:  # EXECABORT: the command refused says why
-                raise refused from None
-            raise
-    except redis.ResponseError:
-        raise
+        connection.send_packed_command(connection.pack_commands(packed), check_health=False)
+        return [_exec_reply(connection, len(commands)) for commands in bodies]
     except BaseException:
         # A connection error, a timeout, an interrupted read: the replies not read
         # would be taken for the next call's.
         connection.disconnect()
         raise
+
+
+def _exec_reply(connection: AbstractConnection, queued: int
+                ) -> list[Any] | redis.ResponseError:
+    refused: redis.ResponseError | None = None
+    for _ in range(queued + 1):  # MULTI's OK, then QUEUED or an error each
+        try:
+            connection.read_response()
+        except redis.ResponseError as exc:
+            refused = refused or exc
+    try:
+        answers = connection.read_response()
+    except redis.ResponseError as exc:  # EXECABORT: the command refused says why
+        return refused or exc
     if refused is not None:
-        raise refused
+        return refused
     if not isinstance(answers, list):
-        raise redis.ResponseError(f"unexpected EXEC reply {answers!r}")
+        return redis.ResponseError(f"unexpected EXEC reply {answers!r}")
     for answer in answers:
         if isinstance(answer, redis.ResponseError):
-            raise answer
+            return answer
     return answers
