@@ -34,6 +34,9 @@ Delivery choices (engineering-notes, Celery bullet):
   by the host on the loop; task_time_limit only bounds the task itself (the check,
   the claim and a wait for a place).
   test_runner_throughput.py holds the ≥ 100 runs/s requirement.
+- A prefork child runs the task through trace_run (below), not Celery's per-task
+  tracer: the task stores no result and uses no signals or retries
+  (docs/decisions/runner-cpu-per-run.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""One MULTI/EXEC on a connection the calling thread holds: the sink writers' round trip.
+"""Redis round trips on a connection the calling thread holds: the sink writers'
+MULTI/EXECs, the keeper's poll and a task's claim.
 
 redis-py's transaction pipeline costs ~70 µs of CPU per MULTI/EXEC of two or three
 commands: a connection taken from the pool and given back (a lock, a readiness poll of
@@ -7,7 +8,9 @@ through its command's callback. A run writes its events in many small batches (e
 delta of a streamed answer is one when Redis keeps up), so that was most of a writer's
 CPU per run. Here each writer thread keeps one connection of its own (made from the
 client's pool's settings: same server, credentials and timeouts) and sends the
-MULTI, the commands and the EXEC in one write, then reads the replies: ~30 µs.
+MULTI, the commands and the EXEC in one write, then reads the replies: ~30 µs. The
+keeper's poll (a GET every 50 ms) and a task's claim (one EVALSHA) go the same way
+(`command`).
 
 What it answers is what the pipeline answered: the EXEC's replies, unparsed (bytes,
 ints, lists), or the same exceptions: a connection error or timeout (the connection is
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 from typing import Any
 
 import redis
@@ -39,14 +43,32 @@ os.register_at_fork(after_in_child=_after_fork)
 
 
 def _connection(client: redis.Redis) -> AbstractConnection:
+    """This thread's connection for `client`'s pool, made on first use. Keyed by the pool
+    itself (a weak reference: a pool gone, its connection is dropped with it), never by
+    an id another pool may reuse."""
     pool = client.connection_pool
-    connections: dict[int, AbstractConnection] | None = getattr(_held, "connections", None)
-    if connections is None:
-        connections = _held.connections = {}
-    connection = connections.get(id(pool))
+    held: weakref.WeakKeyDictionary[Any, AbstractConnection] | None = getattr(
+        _held, "connections", None)
+    if held is None:
+        held = _held.connections = weakref.WeakKeyDictionary()
+    connection = held.get(pool)
     if connection is None:
-        connection = connections[id(pool)] = pool.connection_class(**pool.connection_kwargs)
+        connection = held[pool] = pool.connection_class(**pool.connection_kwargs)
     return connection
+
+
+def command(client: redis.Redis, *args: Any) -> Any:
+    """One command on this thread's own connection to `client`'s server: its reply,
+    unparsed; an error reply is raised (redis-py's exception for it)."""
+    connection = _connection(client)
+    try:
+        connection.send_packed_command(connection.pack_command(*args), check_health=False)
+        return connection.read_response()
+    except redis.ResponseError:
+        raise  # the reply was read: the connection stays usable
+    except BaseException:
+        connection.disconnect()
+        raise
 
 
 def transaction(client: redis.Redis, commands: list[Command]) -> list[Any]:

@@ -13,8 +13,12 @@ entry, and the batch is not sent twice.)
 
 The engine calls the sink synchronously, so `__call__` only appends to a buffer; the
 process's few writer threads (WRITERS, shared by all its runs' sinks) drain the
-buffers, one batch of one sink at a time, so a sink is never written by two threads at
-once and its events stay in order. When Redis is unreachable
+buffers. A writer takes the sinks with work now (up to TOGETHER) and sends the next
+batch of each, a MULTI/EXEC per sink, in one round trip on a connection of its own
+(runner.redis_tx): with many runs streaming, one write and one read carry many runs'
+events. A sink is in one writer's hands at a time, so it is never written by two
+threads at once and its events stay in order; a batch that does not pass in the shared
+round trip is sent again alone, with the retries below. When Redis is unreachable
 (or full: it refuses writes with OOM until memory is freed) the writer keeps the
 buffer (in order, never reordered) and retries with backoff for up to
 `retry_seconds`; the run goes on meanwhile. Only if Redis stays away longer does it
