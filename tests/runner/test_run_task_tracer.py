@@ -27,7 +27,7 @@ def test_the_message_reaches_start_with_its_hard_limit(monkeypatch: pytest.Monke
                         lambda payload, signature, hard_limit: calls.append(
                             (payload, signature, hard_limit)))
     monkeypatch.setattr(celery_app.execute_run, "__trace__", celery_app.trace_run)
-    body = ([{"run_id": "r"}, "sig"], {}, {})
+    body: tuple[list[Any], dict[str, Any], dict[str, Any]] = ([{"run_id": "r"}, "sig"], {}, {})
     request: dict[str, Any] = {"timelimit": [42.0, None], "id": "t"}
     answer = trace.fast_trace_task(celery_app.execute_run.name, "t", request, body, None,
                                    None, _loc=[celery_app.app.tasks, None, "host"])
