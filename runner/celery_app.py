@@ -34,6 +34,9 @@ Delivery choices (engineering-notes, Celery bullet):
   by the host on the loop; task_time_limit only bounds the task itself (the check,
   the claim and a wait for a place).
   test_runner_throughput.py holds the ≥ 100 runs/s requirement.
+- A prefork child runs the task through trace_run (below), not Celery's per-task
+  tracer: the task stores no result and uses no signals or retries
+  (docs/decisions/runner-cpu-per-run.md).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import time
 from typing import Any, Final, NoReturn
 
 from celery import Celery, signals
@@ -126,6 +130,26 @@ def execute_run(self: Any, payload: dict[str, Any], signature: str) -> None:
     start(payload, signature, hard_limit=hard)
 
 
+def trace_run(task_id: str, args: Any, kwargs: Any, request: dict[str, Any]
+              ) -> tuple[None, None, float, str]:
+    """execute_run as a prefork child runs it (its `__trace__`, which Celery's
+    fast_trace_task calls with the message's decoded arguments): start() and nothing
+    else. Celery's own tracer builds a request context and pushes it, looks for
+    signal receivers, stores the (ignored) result, takes the return value's repr and
+    pops the context around every task: ~a third of the child's CPU per task, for
+    nothing a run task uses (no result, no signals, no retries; the hard limit is read
+    from the message's request here). The answer tells the parent the task succeeded:
+    a task that fails is logged here, its run left to its lease (the reaper), as a
+    failed task was."""
+    began = time.monotonic()
+    try:
+        hard, _soft = request.get("timelimit") or (None, None)
+        start(*args, **kwargs, hard_limit=hard)
+    except Exception:
+        log.exception("task %s (run task) failed", task_id)
+    return None, None, time.monotonic() - began, "None"
+
+
 _health: dict[str, HealthServer] = {}
 
 
@@ -166,6 +190,8 @@ def prepare_pool_process(**_: Any) -> None:
     warm_up()
     if SETTINGS is not None:
         host(SETTINGS.process_runs, SETTINGS.process_cap)  # its event loop, for its first run
+    # After Celery built its tracers for the child (before this signal): ours instead.
+    execute_run.__trace__ = trace_run
 
 
 @signals.worker_process_shutdown.connect

@@ -1,17 +1,19 @@
 """The start of a run task in one Redis round trip: claim it, renew its slot lease,
 look for a cancel request (runner/worker.py says why each matters).
 
-A registered script (EVALSHA, loaded once per connection pool by redis-py), so the
-runner sends the script's body only when Redis does not know it yet (after a restart).
+EVALSHA, so the runner sends the script's body only when Redis does not know it yet
+(after a restart): then EVAL, which also loads it.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+import hashlib
+from typing import Final, Literal
 
 import redis
 
 from runner import protocol
+from runner.redis_tx import command
 
 Claim = Literal["run", "cancelled", "duplicate", "no_slot"]
 
@@ -31,7 +33,7 @@ if redis.call('EXISTS', ARGV[5]) == 1 then return 'cancelled' end
 return 'run'
 """
 
-_scripts: dict[int, Any] = {}
+_START_SHA: Final = hashlib.sha1(_START.encode()).hexdigest()
 
 
 def claim_run(client: redis.Redis, run_id: str, mine: str, claim_seconds: int, lease: str,
@@ -39,12 +41,15 @@ def claim_run(client: redis.Redis, run_id: str, mine: str, claim_seconds: int, l
     """`lease`: the run's lease token (from the sealed task); an empty one has no slot."""
     if not lease:
         return "no_slot"
-    script = _scripts.get(id(client))
-    if script is None:
-        script = _scripts[id(client)] = client.register_script(_START)
-    answer = script(keys=[protocol.claim_key(run_id)],
-                    args=[mine, claim_seconds, protocol.lease_key(lease),
-                          max(1, int(lease_seconds * 1000)), protocol.cancel_key(run_id)])
+    keys_and_args = (1, protocol.claim_key(run_id), mine, claim_seconds,
+                     protocol.lease_key(lease), max(1, int(lease_seconds * 1000)),
+                     protocol.cancel_key(run_id))
+    # On the calling thread's own connection (runner.redis_tx: one claim per task);
+    # the script's body only when Redis does not know it yet.
+    try:
+        answer = command(client, "EVALSHA", _START_SHA, *keys_and_args)
+    except redis.exceptions.NoScriptError:
+        answer = command(client, "EVAL", _START, *keys_and_args)
     result = answer.decode() if isinstance(answer, bytes) else str(answer)
     if result not in ("run", "cancelled", "duplicate", "no_slot"):
         raise redis.ResponseError(f"unexpected claim answer {result!r}")

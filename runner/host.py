@@ -57,6 +57,7 @@ import redis
 from runner import protocol
 from runner.events import Event
 from runner.protocol import TERMINAL_TYPES, ending_event
+from runner.redis_tx import command
 
 log = logging.getLogger(__name__)
 
@@ -348,7 +349,8 @@ class RunHost:
         """Whether a cancel was requested since the last look (the count moved, or it
         cannot be read: then every run is asked)."""
         try:
-            seen = client.get(protocol.CANCELS_KEY)
+            # On the keeper's own connection (runner.redis_tx): a poll every 50 ms.
+            seen = command(client, "GET", protocol.CANCELS_KEY)
         except redis.ResponseError:  # e.g. a Redis user without it: ask every time
             return True
         moved = seen != self._cancels_seen.get(id(client), seen)

@@ -13,8 +13,12 @@ entry, and the batch is not sent twice.)
 
 The engine calls the sink synchronously, so `__call__` only appends to a buffer; the
 process's few writer threads (WRITERS, shared by all its runs' sinks) drain the
-buffers, one batch of one sink at a time, so a sink is never written by two threads at
-once and its events stay in order. When Redis is unreachable
+buffers. A writer takes the sinks with work now (up to TOGETHER) and sends the next
+batch of each, a MULTI/EXEC per sink, in one round trip on a connection of its own
+(runner.redis_tx): with many runs streaming, one write and one read carry many runs'
+events. A sink is in one writer's hands at a time, so it is never written by two
+threads at once and its events stay in order; a batch that does not pass in the shared
+round trip is sent again alone, with the retries below. When Redis is unreachable
 (or full: it refuses writes with OOM until memory is freed) the writer keeps the
 buffer (in order, never reordered) and retries with backoff for up to
 `retry_seconds`; the run goes on meanwhile. Only if Redis stays away longer does it
@@ -64,6 +68,7 @@ from runner.protocol import (
     run_stream,
 )
 from runner.records import Record
+from runner.redis_tx import Command, transaction, transactions
 from runner.retry import RetryPolicy, retrying
 
 log = logging.getLogger(__name__)
@@ -85,6 +90,8 @@ REDIS_RETRY: Final = RetryPolicy(deadline=RETRY_SECONDS, retry_on=RETRYABLE)
 # Writer threads per process, whatever its number of runs: each MULTI/EXEC waits on
 # Redis without the GIL, so a few keep up with one event loop's runs.
 WRITERS: Final = 4
+# Sinks a writer serves in one turn (one round trip), when that many have work.
+TOGETHER: Final = 16
 
 
 class SinkFailed(RuntimeError):
@@ -202,17 +209,24 @@ class EventSink:
             _writers().put(self)
 
     def _serve(self) -> None:
-        """A writer's turn with this sink: one batch, then back on the queue if more."""
+        """A writer's turn with this sink alone (see _serve_together)."""
+        _serve_together([self])
+
+    def _take(self) -> list[Event] | None:
+        """The next batch for a writer, or None: nothing is buffered and the turn ends."""
         with self._lock:
             if not self._buffer:
                 self._scheduled = False
                 if self._closing:
                     self._finish()
-                return
+                return None
             count = min(len(self._buffer), MAX_BATCH)
             batch = [self._buffer.popleft() for _ in range(count)]
             self._busy = True
-        problem = self._deliver(batch)
+            return batch
+
+    def _settle(self, batch: list[Event], problem: str | None) -> None:
+        """After a batch's delivery: what it changed, and back on the queue if more."""
         with self._lock:
             self._busy = False
             if problem is None:
@@ -238,10 +252,18 @@ class EventSink:
             except RuntimeError:  # the waiting loop is closed: nobody waits any more
                 pass
 
-    def _deliver(self, batch: list[Event]) -> str | None:
-        """None when the batch is in Redis, else what went wrong."""
+    def _prepared(self, batch: list[Event]) -> _Writes | str:
+        """The batch's writes, prepared once (a retry sends the same entries), or what
+        went wrong."""
         try:
-            writes = self._prepare(batch)  # once: a retry sends the same entries
+            return self._prepare(batch)
+        except Exception as exc:
+            return self._problem(exc)
+
+    def _deliver(self, writes: _Writes) -> str | None:
+        """None when the batch is in Redis (retried while Redis is unreachable), else
+        what went wrong."""
+        try:
             retrying(lambda: self._write(writes), self._retry,
                      f"run {self._run_id}: Redis unreachable")
             return None
@@ -250,11 +272,14 @@ class EventSink:
                       self._run_id, self._retry.deadline, type(exc).__name__)
             return _UNREACHABLE
         except Exception as exc:
-            # Not connectivity (an event that does not encode, a wrong type at the
-            # key): retrying cannot help. The details may name the payload, so the
-            # message names the type only.
-            log.exception("run %s: its events could not be written", self._run_id)
-            return f"the runner could not write the run's events ({type(exc).__name__})"
+            return self._problem(exc)
+
+    def _problem(self, exc: Exception) -> str:
+        # Not connectivity (an event that does not encode, a wrong type at the key):
+        # retrying cannot help. The details may name the payload, so the message
+        # names the type only.
+        log.error("run %s: its events could not be written", self._run_id, exc_info=exc)
+        return f"the runner could not write the run's events ({type(exc).__name__})"
 
     def _prepare(self, batch: list[Event]) -> _Writes:
         writes = _Writes(trim=self.live.trim())
@@ -277,39 +302,46 @@ class EventSink:
             # of the run's oldest entries out of the stream.
             self.slot_freed = self.slot_freed or any(w.terminal for w in writes.events)
             return
-        pipe = self._redis.pipeline(transaction=True)
+        commands = self._commands(writes)
+        writes.sent = True
+        # One MULTI/EXEC on this writer thread's own connection (runner.redis_tx).
+        self._written(writes, transaction(self._redis, commands))
+
+    def _commands(self, writes: _Writes) -> list[Command]:
+        """The batch's MULTI/EXEC body."""
+        commands: list[Command] = []
         if writes.trim is not None:
-            pipe.xtrim(self._stream, maxlen=writes.trim, approximate=False)
-        ends = False
+            commands.append(("XTRIM", self._stream, "MAXLEN", writes.trim))
         for write in writes.events:
             if write.live is not None:
-                pipe.xadd(self._stream, live_fields(self._event_key, self._run_id,
-                                                    write.live.data,
-                                                    stored_only=write.live.stored_only),
-                          maxlen=write.live.keep, approximate=False)
+                commands.append(_xadd(self._stream, live_fields(
+                    self._event_key, self._run_id, write.live.data,
+                    stored_only=write.live.stored_only), maxlen=write.live.keep))
             if write.stored is not None:
-                pipe.xadd(INGEST_STREAM, ingest_fields(self._event_key, self._run_id,
-                                                       write.stored))
+                commands.append(_xadd(INGEST_STREAM, ingest_fields(
+                    self._event_key, self._run_id, write.stored)))
             if write.record is not None:
-                pipe.xadd(INGEST_STREAM, record_fields(self._event_key, self._run_id,
-                                                       write.record))
+                commands.append(_xadd(INGEST_STREAM, record_fields(
+                    self._event_key, self._run_id, write.record)))
             if write.terminal:
                 # The run's slot is freed with its ending, atomically: whoever sees the
                 # end can start the next run at once (no 429 in between), and the
                 # gateway never sees the slot free without the ending in Redis.
                 if self._lease:
-                    pipe.delete(lease_key(self._lease))
-                ends = True
+                    commands.append(("DEL", lease_key(self._lease)))
         # Every write, not only the ending: a stream whose run died unseen still expires.
-        pipe.expire(self._stream, STREAM_TTL_SECONDS)
+        commands.append(("EXPIRE", self._stream, STREAM_TTL_SECONDS))
         if writes.account is not None:
             key, held = writes.account
-            pipe.eval(LIVE_BYTES_LUA, 1, key, self._run_id, held, STREAM_TTL_SECONDS)
-        writes.sent = True
-        answers = pipe.execute()
+            commands.append(("EVAL", LIVE_BYTES_LUA, 1, key, self._run_id, held,
+                             STREAM_TTL_SECONDS))
+        return commands
+
+    def _written(self, writes: _Writes, answers: list[Any]) -> None:
+        """The batch is in Redis (`answers`: its EXEC's replies)."""
         if writes.account is not None:
             self.live.settle(int(answers[-1]))
-        self.slot_freed = self.slot_freed or ends
+        self.slot_freed = self.slot_freed or any(w.terminal for w in writes.events)
 
     def _applied(self, writes: _Writes) -> bool:
         """Whether a batch sent before is in Redis: the sink is its stream's only
@@ -351,6 +383,13 @@ class EventSink:
         return ending_event("run.failed", self._written_seq + 1, reason=EVENTS_LOST,
                             code="node_error", message=f"{self.error}; the run was stopped",
                             tokens=usage["tokens"])
+
+
+def _xadd(stream: str, fields: dict[Any, Any], *, maxlen: int | None = None) -> Command:
+    """XADD as redis-py sends it (an exact MAXLEN when given, an ID Redis picks)."""
+    bound: tuple[Any, ...] = ("MAXLEN", maxlen) if maxlen is not None else ()
+    pairs = [part for pair in fields.items() for part in pair]
+    return ("XADD", stream, *bound, "*", *pairs)
 
 
 _UNREACHABLE: Final = "unreachable"
@@ -407,11 +446,60 @@ def _writers() -> queue.SimpleQueue[EventSink]:
 
 def _write_forever(jobs: queue.SimpleQueue[EventSink]) -> None:
     while True:
-        sink = jobs.get()
+        turn = [jobs.get()]
+        while len(turn) < TOGETHER:  # the other sinks with work now: one round trip
+            try:
+                turn.append(jobs.get_nowait())
+            except queue.Empty:
+                break
         try:
-            sink._serve()
+            _serve_together(turn)
         except BaseException:  # a bug must not kill the writer (nor lose the others)
             log.exception("a sink writer's turn failed")
+
+
+def _serve_together(sinks: list[EventSink]) -> None:
+    """A writer's turn with a few sinks: the next batch of each, all their MULTI/EXECs
+    in one round trip per Redis client (runner.redis_tx.transactions); a batch that did
+    not pass there (the connection failed, Redis refused it while queued: it may pass
+    later) is sent again alone, with its retries and its check for a reply lost after
+    the EXEC applied. A sink is in one writer's hands at a time (it is on the queue
+    once), so each run's batches still go in order."""
+    taken: list[tuple[EventSink, list[Event], _Writes | str]] = []
+    for sink in sinks:
+        batch = sink._take()
+        if batch is not None:
+            taken.append((sink, batch, sink._prepared(batch)))
+    problems: dict[int, str | None] = {}
+    by_client: dict[int, list[tuple[EventSink, _Writes]]] = {}
+    for sink, _batch, writes in taken:
+        if isinstance(writes, str):
+            problems[id(sink)] = writes
+        else:
+            by_client.setdefault(id(sink._redis), []).append((sink, writes))
+    for group in by_client.values():
+        if len(group) == 1:
+            sink, writes = group[0]
+            problems[id(sink)] = sink._deliver(writes)
+            continue
+        outcomes: list[list[Any] | redis.ResponseError | None]
+        try:
+            bodies = [sink._commands(writes) for sink, writes in group]
+            for _sink, writes in group:
+                writes.sent = True
+            outcomes = list(transactions(group[0][0]._redis, bodies))
+        except Exception:
+            outcomes = [None] * len(group)  # each alone below, with its retries
+        for (sink, writes), outcome in zip(group, outcomes, strict=True):
+            if isinstance(outcome, list):
+                sink._written(writes, outcome)
+                problems[id(sink)] = None
+            elif outcome is None or isinstance(outcome, RETRYABLE):
+                problems[id(sink)] = sink._deliver(writes)
+            else:  # an error inside its EXEC: as when it was sent alone
+                problems[id(sink)] = sink._problem(outcome)
+    for sink, batch, _writes in taken:
+        sink._settle(batch, problems[id(sink)])
 
 
 def _stored_seqs(batch: list[Event]) -> list[int]:

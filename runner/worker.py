@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import importlib
 import logging
 import ssl
 import uuid
@@ -83,6 +84,11 @@ def redis_client(url: str) -> redis.Redis:
 def warm_up() -> None:
     """Load what every run needs once, when a pool process starts, not in its first run."""
     redis_client(current_settings().redis_url)
+    # The model backends (runner.backends.make_backend imports them on first use): the
+    # OpenAI one's imports (httpx) cost each process ~70-250 ms of CPU on its event
+    # loop, in its first run with a model node, while its other runs wait.
+    importlib.import_module("runner.backends.mock")
+    importlib.import_module("runner.backends.openai")
     _tls_context()
     tracing.tracer(TRACE_SERVICE)  # the SDK's imports, off the event loop (none when off)
 

@@ -11,34 +11,27 @@ import pytest
 import redis
 
 from runner import protocol
+from runner import sink as sink_module
 from runner.protocol import now_iso
 from runner.sink import EventSink, sink_client
 from tests.redis_kit import PrivateRedis
 from tests.runner_process.runner_kit import EVENT_KEY, stream_events
 
 
-class LosesReplies(redis.Redis):
-    """A client whose first `losses` transactions apply in Redis but answer with a
-    dropped connection, as when Redis restarts right after EXEC."""
+def losing_replies(monkeypatch: pytest.MonkeyPatch, losses: int) -> None:
+    """The sink's first `losses` transactions apply in Redis but answer with a dropped
+    connection, as when Redis restarts right after EXEC."""
+    apply = sink_module.transaction
+    left = [losses]
 
-    def __init__(self, url: str, losses: int) -> None:
-        pool = sink_client(url).connection_pool
-        super().__init__(connection_pool=pool)
-        self.losses = losses
+    def applied_then_lost(client: redis.Redis, commands: list[Any]) -> list[Any]:
+        answers = apply(client, commands)
+        if left[0] > 0:
+            left[0] -= 1
+            raise redis.ConnectionError("connection lost after EXEC")
+        return answers
 
-    def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> Any:
-        pipe = super().pipeline(transaction=transaction, shard_hint=shard_hint)
-        execute = pipe.execute
-
-        def applied_then_lost(raise_on_error: bool = True) -> Any:
-            answers = execute(raise_on_error)
-            if self.losses > 0:
-                self.losses -= 1
-                raise redis.ConnectionError("connection lost after EXEC")
-            return answers
-
-        pipe.execute = applied_then_lost  # type: ignore[method-assign]
-        return pipe
+    monkeypatch.setattr(sink_module, "transaction", applied_then_lost)
 
 
 def started(seq: int) -> dict[str, Any]:
@@ -48,10 +41,11 @@ def started(seq: int) -> dict[str, Any]:
 @pytest.mark.allow_output  # the retry is logged on purpose
 @pytest.mark.parametrize("losses", [1, 3])
 def test_a_batch_whose_reply_was_lost_is_written_once(
-        private_redis: PrivateRedis, losses: int) -> None:
+        private_redis: PrivateRedis, losses: int, monkeypatch: pytest.MonkeyPatch) -> None:
     run_id = str(uuid.uuid4())
     client = private_redis.client()
-    sink = EventSink(LosesReplies(private_redis.url, losses), run_id, event_key=EVENT_KEY,
+    losing_replies(monkeypatch, losses)
+    sink = EventSink(sink_client(private_redis.url), run_id, event_key=EVENT_KEY,
                      project_id=1)
     sent = [started(seq) for seq in range(10)]
     sent.append({"seq": 10, "type": "run.completed", "at": now_iso(), "output": "x",
