@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import settings as hypothesis_settings
 
+from tests import db_reset
 from tests.password_hashers import TEST_PASSWORD_HASHERS
 from tests.secret_key import TEST_SECRET_KEY
 
@@ -49,6 +50,10 @@ def _test_password_hashers() -> None:
 
 
 _test_password_hashers()
+
+# A transactional test's reset DELETEs the rows it left instead of Django's TRUNCATE of
+# every table (tests/db_reset.py says why: most of the suite's time went there).
+db_reset.install()
 
 # CI runs the property and fuzz tests on a fixed seed, so a red build is reproducible
 # (and never a coin toss); runs elsewhere explore new examples every time.
