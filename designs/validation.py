@@ -5,10 +5,10 @@ A revision's graph never changes once saved, so the resource-free part of its re
 in DesignRevision.validation with a fingerprint of the validator's code; a new
 validator (any change to contracts/) recomputes it on the next read.
 
-Resource IDs are re-checked on every read, one query per kind: resources are created
-and deleted in the admin at any time, and keeping their answers too would need
-invalidation on every such change (and across projects' tenants) for a check that costs
-a few indexed queries.
+Resource IDs are re-checked on every read, one query per kind (none of its own for a run
+start: its one read answers them, runs.start_read): resources are created and deleted in
+the admin at any time, and keeping their answers too would need invalidation on every
+such change (and across projects' tenants) for a check that costs a few indexed queries.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import contracts
 from contracts.issues import Issue
 from contracts.validate import Report, ResourceRef, validate_graph, with_resources
 from designs.models import Design, DesignRevision
-from designs.resource_check import ProjectResources
+from designs.resource_check import Known, ProjectResources
 from kionga.errors import APIError
 from kionga.models import Project
 
@@ -36,14 +36,19 @@ def _fingerprint() -> str:
 VALIDATOR_FINGERPRINT: Final = _fingerprint()
 
 
-def revision_report(revision: DesignRevision, project: Project) -> Report:
-    """The report validate_graph(revision.graph, project's resources) gives."""
+def revision_report(revision: DesignRevision, project: Project,
+                    known: Known | None = None) -> Report:
+    """The report validate_graph(revision.graph, project's resources) gives. `known`:
+    designs.resource_check.existing_refs_sql's answer about the references of the
+    revision's stored validation, read with the revision (used only while that
+    validation is current: a recomputed one asks anew)."""
     report = _cached(revision)
     if report is None:
         report = validate_graph(revision.graph, None)
         revision.validation = _to_cache(report, revision.graph)
         DesignRevision.objects.filter(pk=revision.pk).update(validation=revision.validation)
-    return with_resources(report, ProjectResources(project))
+        known = None
+    return with_resources(report, ProjectResources(project, known))
 
 
 def check_runnable_revision(design: Design,
@@ -62,9 +67,11 @@ def missing_revision(number: int) -> APIError:
     return APIError(404, "not_found", f"Revision {number} of this design does not exist.")
 
 
-def check_runnable(stored: DesignRevision, project: Project) -> Report:
-    """The revision's report (graph and hash set), or 422 validation_failed."""
-    report = revision_report(stored, project)
+def check_runnable(stored: DesignRevision, project: Project,
+                   known: Known | None = None) -> Report:
+    """The revision's report (graph and hash set), or 422 validation_failed (`known`:
+    as revision_report's)."""
+    report = revision_report(stored, project, known)
     if not report.runnable or report.graph is None or report.content_sha256 is None:
         raise APIError(422, "validation_failed", "The graph has validation errors.",
                        {"issues": [i.to_dict() for i in report.issues]})

@@ -46,7 +46,7 @@ def issue_credential(run: Run, *, fresh: bool = False) -> str:
 def new_credential(run: Run) -> tuple[str, RunCredential]:
     """A new raw credential and its row, not saved yet (runs.start_sql stores it)."""
     raw = new_token(CREDENTIAL_PREFIX)
-    return raw, RunCredential(run=run, token_hash=hash_token(raw))
+    return raw, prepared_sql.new_row(RunCredential, run=run, token_hash=hash_token(raw))
 
 
 def revoke_credential(run: Run) -> None:

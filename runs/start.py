@@ -14,7 +14,7 @@ from contracts.hashing import canonical_json
 from designs.models import Design
 from designs.pins import design_run_reuse
 from designs.validation import check_runnable_revision
-from kionga import audit
+from kionga import audit, prepared_sql
 from kionga.celery import app as celery_app
 from kionga.errors import invalid_field
 from runner import tracing
@@ -157,8 +157,9 @@ def _store_and_send(user: User, target: Target, request: StartRequest, run_id: u
                     reuse: dict[str, Any] | None = None) -> Run:
     design = target.design
     try:
-        run = Run(
-            id=run_id, project=design.project, design=design, revision=target.revision,
+        # Built positionally (prepared_sql.new_row): it is stored by start_sql, not save().
+        run = prepared_sql.new_row(
+            Run, id=run_id, project=design.project, design=design, revision=target.revision,
             version_id=target.version_id, content_sha256=target.content_sha256,
             input=request.input, session_id=request.session_id or "",
             allow_side_effects=request.allow_side_effects or target.side_effects_approved,
