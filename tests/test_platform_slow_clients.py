@@ -72,7 +72,10 @@ class Dripper(threading.Thread):
                 except OSError:
                     break
             self.sock.settimeout(10)
-            self.answer += read_all(self.sock)
+            # Piece by piece into the answer: a reset after the answer (the listener
+            # closed with dripped bytes unread) must not lose what already arrived.
+            while chunk := self.sock.recv(65536):
+                self.answer += chunk
         except OSError:
             pass
         self.answered_after = time.monotonic() - started
