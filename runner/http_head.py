@@ -16,14 +16,58 @@ that sends nothing) or from the head's first byte (the next request on a kept-al
 one), `head_timeout()` seconds; past it a half-sent head is answered 408 and the
 connection closed (one that sent nothing is just closed). Subclasses set the bound,
 the timeout and how an error's JSON body is written.
+
+Every close lingers (docs/decisions/lingering-close.md): closing a socket with unread
+bytes in it makes the kernel reset the connection, and a client still sending (a body
+past its limit, a huge head, a dripped body answered 408) would see "connection reset"
+instead of its answer. So the answer is followed by FIN only, whatever still arrives is
+read and dropped, and the socket closes when the client closes its side or after
+LINGER_SECONDS.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Final
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+# Long enough for a client to read its answer and hang up; Apache lingers 2 s as well.
+LINGER_SECONDS: Final = 2.0
+
+
+class LingeringTransport:
+    """The connection's transport, whose close() half-closes and lingers. Everything
+    else is the transport's own (uvicorn and its flow control hold this object)."""
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport = transport
+        self._loop = loop
+        self.lingering = False
+        self.at_once = False
+        self._timer: asyncio.TimerHandle | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+    def is_closing(self) -> bool:
+        return self.lingering or self._transport.is_closing()
+
+    def close(self) -> None:
+        if self.is_closing():
+            return
+        self.lingering = True
+        if self.at_once or not self._transport.can_write_eof():
+            self._transport.close()
+            return
+        self._transport.write_eof()  # FIN once the answer is written
+        self._transport.resume_reading()  # read what still arrives, to drop it
+        self._timer = self._loop.call_later(LINGER_SECONDS, self._transport.close)
+
+    def closed(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
 
 class HeadBoundHttpToolsProtocol(HttpToolsProtocol):
@@ -44,12 +88,19 @@ class HeadBoundHttpToolsProtocol(HttpToolsProtocol):
         self._head_seen = False  # a byte of the awaited head arrived
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+        self._lingering = LingeringTransport(transport, self.loop)
+        super().connection_made(self._lingering)  # type: ignore[arg-type]
         self._await_head()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._head_done()
+        self._lingering.closed()
         super().connection_lost(exc)
+
+    def shutdown(self) -> None:
+        # The server is stopping: its connections close at once, not one linger later.
+        self._lingering.at_once = True
+        super().shutdown()
 
     def _await_head(self) -> None:
         if self._head_timer is None:
@@ -74,7 +125,7 @@ class HeadBoundHttpToolsProtocol(HttpToolsProtocol):
                      "The request's head did not arrive in time.")
 
     def data_received(self, data: bytes) -> None:
-        if self._refused:
+        if self._refused or self._lingering.lingering:
             return  # closing: whatever still arrives is dropped
         was_open = self._head_open
         super().data_received(data)
