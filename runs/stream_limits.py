@@ -15,7 +15,7 @@ count behind. With several gateway workers a user may hold a share in each.
 from __future__ import annotations
 
 import threading
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import AsyncIterator, Callable
 
 from django.conf import settings
@@ -27,32 +27,49 @@ Release = Callable[[], None]
 
 class StreamBudget:
     def __init__(self) -> None:
-        # Released from the event loop or, as a safety net, from a finalizer in
-        # whichever thread drops the response.
         self._lock = threading.Lock()
         self._per_user: Counter[int] = Counter()
+        # Places given back, settled under the lock by the next open or check. A
+        # release never takes the lock: it may run from a finalizer, which the cyclic
+        # garbage collector calls in whichever thread it interrupts, and that thread
+        # may be inside open() holding the lock (a lock taken there would never be
+        # given: the gateway's thread hung, and every request after it on that worker).
+        self._given_back: deque[int] = deque()
 
     def open(self, user_id: int) -> Release:
         """Count one stream of user_id, or refuse it; returns its (idempotent) release."""
         with self._lock:
+            self._settle()
             self._check(user_id)
             self._per_user[user_id] += 1
-        released = threading.Event()
+        place = [user_id]  # emptied by the first release: list.pop is atomic
 
         def release() -> None:
-            with self._lock:
-                if not released.is_set():
-                    released.set()
-                    self._per_user[user_id] -= 1
-                    if self._per_user[user_id] <= 0:
-                        del self._per_user[user_id]
+            try:
+                self._given_back.append(place.pop())
+            except IndexError:
+                pass  # given back already
 
         return release
 
     def check(self, user_id: int) -> None:
         """Refuse as open() would now, without counting anything (a HEAD of a stream)."""
         with self._lock:
+            self._settle()
             self._check(user_id)
+
+    def open_count(self) -> int:
+        """Streams counted now, places given back included (for tests and metrics)."""
+        with self._lock:
+            self._settle()
+            return self._per_user.total()
+
+    def _settle(self) -> None:
+        while self._given_back:
+            user_id = self._given_back.popleft()
+            self._per_user[user_id] -= 1
+            if self._per_user[user_id] <= 0:
+                del self._per_user[user_id]
 
     def _check(self, user_id: int) -> None:
         per_user, total = settings.KIONGA_MAX_STREAMS_PER_USER, settings.KIONGA_MAX_STREAMS
