@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from kionga_client import fixtures as cases
-from kionga_client import ids, releases
+from kionga_client import ids, plans, releases
 from kionga_client import operations as ops
 from kionga_client.agent_commands import agents, approvals, members
 from kionga_client.command_kit import KiongaGroup, common, connection_options, follow_run
@@ -160,8 +160,8 @@ def run(gw: Gateway, out: Out, design_id: str, text: str, version: int | None, y
     if rerun is not None:
         rerun["from_run"] = ids.run(gw, rerun["from_run"], design_id)[0]
     plan = ops.run_plan(gw, design_id, version).data
-    warnings = ops.side_effect_warnings(plan)
-    ops.check_plan(plan)
+    warnings = plans.side_effect_warnings(plan)
+    plans.check_plan(plan)
     if dry_run:
         return ops.Result(plan, warnings)
     if plan["side_effects"]:

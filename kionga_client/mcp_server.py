@@ -20,7 +20,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.stdio import stdio_server
 
-from kionga_client import __version__, canary, envelope, releases
+from kionga_client import __version__, canary, envelope, plans, releases
 from kionga_client import fixtures as cases
 from kionga_client import operations as ops
 from kionga_client.confirmations import (
@@ -76,18 +76,18 @@ def _run(gw: Gateway, a: Args) -> ops.Result:
                             idempotency_key=a.get("idempotency_key"),
                             rerun=ops.check_rerun(a.get("from_run"), a.get("from_node")))
     if a.get("detach"):
-        return ops.Result(started, ops.side_effect_warnings(plan))
+        return ops.Result(started, plans.side_effect_warnings(plan))
     for _ in ops.follow(gw, a["design_id"], started["run_id"]):
         pass
     final = ops.wait_stored(gw, a["design_id"], started["run_id"])
     ops.check_outcome(final)
     return ops.Result({k: v for k, v in final.items() if k != "events"},
-                      ops.side_effect_warnings(plan))
+                      plans.side_effect_warnings(plan))
 
 
 def _run_preview(gw: Gateway, a: Args) -> dict[str, Any]:
     plan = ops.run_plan(gw, a["design_id"], a.get("version")).data
-    ops.check_plan(plan)
+    plans.check_plan(plan)
     if plan["side_effects"] and a.get("version") is None and not a.get("allow_side_effects"):
         raise KiongaError("CONFIRMATION_REQUIRED", "This graph has side effects; call with "
                           "allow_side_effects: true for the preview of a run with them.",
@@ -299,8 +299,8 @@ def _validate(gw: Gateway, a: Args) -> ops.Result:
 
 def _plan(gw: Gateway, a: Args) -> ops.Result:
     plan = ops.run_plan(gw, a["design_id"], a.get("version")).data
-    ops.check_plan(plan)
-    return ops.Result(plan, ops.side_effect_warnings(plan))
+    plans.check_plan(plan)
+    return ops.Result(plan, plans.side_effect_warnings(plan))
 
 
 def call_tool(settings: Settings, confirmations: Confirmations, name: str,

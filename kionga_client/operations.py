@@ -18,9 +18,9 @@ from typing import Any
 import httpx
 from httpx_sse import SSEError, connect_sse
 
-from kionga_client import ENVELOPE_SCHEMA, __version__
+from kionga_client import ENVELOPE_SCHEMA, __version__, plans
 from kionga_client.errors import KiongaError
-from kionga_client.gateway import Gateway, error_of, graph_issue_code
+from kionga_client.gateway import Gateway, error_of
 
 FINAL_STATUSES = ("completed", "failed", "cancelled")
 # The gateway's run status words (runs/models.py Run.Status), for `runs list --status`.
@@ -101,7 +101,7 @@ def design_get(gw: Gateway, design_id: str) -> dict[str, Any]:
 
 def design_show(gw: Gateway, design_id: str) -> Result:
     design = design_get(gw, design_id)
-    plan = graph_plan(design["graph"], registry(gw))
+    plan = plans.graph_plan(design["graph"], registry(gw))
     runs = gw.request("GET", f"/agent-designs/{design_id}/runs",
                       not_found="DESIGN_NOT_FOUND")["runs"]
     last = _run_data(runs[0]) if runs else None
@@ -200,18 +200,9 @@ def validate(gw: Gateway, target: str, project_id: int | None = None) -> Result:
     data = {"runnable": report["runnable"], "issues": report["issues"],
             "content_sha256": report.get("content_sha256"),
             **({"design_id": report["design_id"]} if "design_id" in report else {})}
-    if not report["runnable"]:
-        errors = [i for i in report["issues"] if i.get("severity") == "error"]
-        first = errors[0] if errors else {"message": "The graph is not runnable."}
-        raise KiongaError(graph_issue_code(errors), f"{len(errors)} error(s): {first['message']}",
-                          where=_issue_where(first), data=data)
+    plans.check_runnable(report["runnable"], report["issues"], data)
     return Result(data, [{"code": i["code"], "message": i["message"]}
                          for i in report["issues"] if i.get("severity") != "error"])
-
-
-def _issue_where(issue: dict[str, Any]) -> dict[str, Any] | None:
-    where = {k: issue[k] for k in ("node_id", "edge", "path") if issue.get(k) is not None}
-    return where or None
 
 
 def _is_design_id(text: str) -> bool:
@@ -221,42 +212,6 @@ def _is_design_id(text: str) -> bool:
         return True
     except ValueError:
         return False
-
-
-def graph_plan(graph: dict[str, Any], reg: dict[str, Any]) -> dict[str, Any]:
-    """The steps of a graph in run order (by edges, ties by position) and its side effects."""
-    kinds = {c["kind"]: c for c in reg.get("components", [])}
-    nodes = {n["id"]: n for n in graph.get("nodes", [])}
-    incoming: dict[str, int] = {i: 0 for i in nodes}
-    for edge in graph.get("edges", []):
-        if edge.get("to") in incoming:
-            incoming[edge["to"]] += 1
-    order, ready = [], [i for i in nodes if incoming[i] == 0]
-    while ready:
-        node_id = ready.pop(0)
-        order.append(node_id)
-        for edge in graph.get("edges", []):
-            if edge.get("from") == node_id and edge.get("to") in incoming:
-                incoming[edge["to"]] -= 1
-                if incoming[edge["to"]] == 0:
-                    ready.append(edge["to"])
-    order += [i for i in nodes if i not in order]  # cycles (loops are nodes, not cycles)
-    steps = []
-    for node_id in order:
-        node = nodes[node_id]
-        meta = kinds.get(node.get("kind", ""), {})
-        steps.append({"node_id": node_id, "kind": node.get("kind"),
-                      "name": node.get("name") or meta.get("label") or node_id,
-                      "side_effects": bool(meta.get("side_effects"))})
-    effects = [{"node_id": s["node_id"], "kind": s["kind"],
-                "what": _effect(nodes[s["node_id"]])} for s in steps if s["side_effects"]]
-    return {"steps": steps, "side_effects": effects}
-
-
-def _effect(node: dict[str, Any]) -> str:
-    config = node.get("config") or {}
-    target = config.get("tool") or config.get("connection") or config.get("function") or "?"
-    return f"{node.get('kind')} node {node['id']} calls {target}"
 
 
 def run_plan(gw: Gateway, design_id: str, version: int | None = None) -> Result:
@@ -271,18 +226,10 @@ def run_plan(gw: Gateway, design_id: str, version: int | None = None) -> Result:
                               not_found="VERSION_NOT_FOUND")
         graph, revision, version_id = artifact["graph"], found["source_revision"], found["id"]
         validation = {"runnable": True, "issues": []}
-    plan = graph_plan(graph, registry(gw))
+    plan = plans.graph_plan(graph, registry(gw))
     return Result({"design_id": design_id, "revision": revision, "version_id": version_id,
                    "version": version, "runnable": validation["runnable"],
                    "issues": validation["issues"], **plan})
-
-
-def check_plan(plan: dict[str, Any]) -> None:
-    if not plan["runnable"]:
-        errors = [i for i in plan["issues"] if i.get("severity") == "error"]
-        first = errors[0] if errors else {"message": "The graph is not runnable."}
-        raise KiongaError(graph_issue_code(errors), f"{len(errors)} error(s): {first['message']}",
-                          where=_issue_where(first), data=plan)
 
 
 def find_version(gw: Gateway, design_id: str, number: int) -> dict[str, Any]:
@@ -292,10 +239,6 @@ def find_version(gw: Gateway, design_id: str, number: int) -> dict[str, Any]:
         if found["number"] == number:
             return dict(found)
     raise KiongaError("VERSION_NOT_FOUND", f"Design {design_id} has no version {number}.")
-
-
-def side_effect_warnings(plan: dict[str, Any]) -> list[dict[str, str]]:
-    return [{"code": "side_effects", "message": e["what"]} for e in plan["side_effects"]]
 
 
 # --- runs ------------------------------------------------------------------------------
