@@ -18,6 +18,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from rest_framework.test import APIClient
 
+from kionga import prepared_sql
 from kionga.models import Membership, Project, Role
 from kionga.tokens import issue_token
 from tests.deploy_helpers import cluster  # noqa: F401 (fixture: a loopback Kubernetes API)
@@ -130,6 +131,21 @@ def staff(db: None) -> Client:
     # force_login: login() authenticates without a request, which django-axes refuses.
     client.force_login(User.objects.create_superuser("ops", "ops@example.com", "ops-password"))
     return client
+
+
+@pytest.fixture
+def prepared_reads(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any]]:
+    """The (query, params) of every prepared read (kionga.prepared_sql.fetch_all) the test
+    makes from here on, in order; the reads still go to the database."""
+    asked: list[tuple[str, Any]] = []
+    real = prepared_sql.fetch_all
+
+    def noting(query: str, params: Any) -> Any:
+        asked.append((query, params))
+        return real(query, params)
+
+    monkeypatch.setattr(prepared_sql, "fetch_all", noting)
+    return asked
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -11,7 +11,6 @@ from contracts.validate import StaticResources, validate_graph
 from designs import validation
 from designs.actions import do_create_design
 from designs.models import DesignRevision
-from kionga import prepared_sql
 from kionga.resource_models import KnowledgeBase
 
 
@@ -25,22 +24,15 @@ def knowledge_chain(keys: list[str]) -> dict[str, Any]:
 
 
 def test_it_looks_up_each_resource_kind_once(api: Any, alice: Any, acme: Any,
-                                            monkeypatch: Any) -> None:
+                                            prepared_reads: list[tuple[str, Any]]) -> None:
     keys = [f"kb-{i}" for i in range(40)]
     for key in keys[::2]:
         KnowledgeBase.objects.create(project=acme, key=key)
     client = api.client_for(alice)
-    asked: list[Any] = []
-    real = prepared_sql.fetch_all
-
-    def counting(query: str, params: Any) -> Any:
-        asked.append(params)
-        return real(query, params)
-
-    monkeypatch.setattr(prepared_sql, "fetch_all", counting)
     response = client.post("/api/v1/agent-designs/validate",
                            {"project_id": acme.pk, **knowledge_chain(keys)}, format="json")
-    kb = [p for p in asked if isinstance(p, dict) and "knowledge_base" in str(p.get("refs"))]
+    kb = [p for _, p in prepared_reads
+          if isinstance(p, dict) and "knowledge_base" in str(p.get("refs"))]
     assert len(kb) == 1
     missing = [i["path"] for i in response.json()["issues"] if i["code"] == "unknown_resource"]
     assert missing == [f"nodes.{i + 1}.config.knowledge_base" for i in range(1, 40, 2)]

@@ -12,7 +12,6 @@ from django.test.utils import CaptureQueriesContext
 
 from designs.models import DesignRevision
 from designs.resource_check import ProjectResources
-from kionga import prepared_sql
 from kionga.models import Project
 from kionga.resource_models import KnowledgeBase, ModelEndpoint
 from runner import protocol
@@ -74,25 +73,18 @@ def test_another_projects_resource_key_counts_as_missing(
 
 def test_a_start_asks_nothing_of_its_own_about_resources(
         api: Api, alice: Any, acme: Any, runner_configured: Any, rds: redis.Redis,
-        monkeypatch: Any) -> None:
+        prepared_reads: list[tuple[str, Any]]) -> None:
     _model(acme, "gpt")
     design = _design_on(api, alice, acme, "gpt")
     client = api.client_for(alice)
-    asked: list[str] = []
-    real = prepared_sql.fetch_all
-
-    def noting(query: str, params: Any) -> Any:
-        asked.append(query)
-        return real(query, params)
-
-    monkeypatch.setattr(prepared_sql, "fetch_all", noting)
+    prepared_reads.clear()  # the design's creation read it too
     with CaptureQueriesContext(connection) as queries:
         response = client.post(start_url(design), {"input": "x"}, format="json")
     assert response.status_code == 201, response.content
     tables = (ModelEndpoint._meta.db_table, KnowledgeBase._meta.db_table)
     assert not [q for q in queries.captured_queries if any(t in q["sql"] for t in tables)]
     # The one start read asks about the model (its SQL names the table), nothing else does.
-    assert len([q for q in asked if ModelEndpoint._meta.db_table in q]) == 1
+    assert len([q for q, _ in prepared_reads if ModelEndpoint._meta.db_table in q]) == 1
 
 
 def test_a_stale_stored_validation_still_checks_resources(
