@@ -54,12 +54,15 @@ class LingeringTransport:
         return self.lingering or self._transport.is_closing()
 
     def close(self) -> None:
-        if self.is_closing():
+        if self._transport.is_closing():
+            return
+        if self.at_once or not self._transport.can_write_eof():
+            self.lingering = True
+            self._transport.close()  # a linger under way ends too: the server is stopping
+            return
+        if self.lingering:
             return
         self.lingering = True
-        if self.at_once or not self._transport.can_write_eof():
-            self._transport.close()
-            return
         self._transport.write_eof()  # FIN once the answer is written
         self._transport.resume_reading()  # read what still arrives, to drop it
         self._timer = self._loop.call_later(LINGER_SECONDS, self._transport.close)
@@ -101,6 +104,16 @@ class HeadBoundHttpToolsProtocol(HttpToolsProtocol):
         # The server is stopping: its connections close at once, not one linger later.
         self._lingering.at_once = True
         super().shutdown()
+
+    def answer_streaming(self) -> bool:
+        """An answer's head is sent and its body still going (a stream)."""
+        return (self.cycle is not None and self.cycle.response_started
+                and not self.cycle.response_complete)
+
+    def close_at_once(self) -> None:
+        """Close without lingering: the app sees its client gone (http.disconnect)."""
+        self._lingering.at_once = True
+        self.transport.close()
 
     def _await_head(self) -> None:
         if self._head_timer is None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from typing import Final
 
 from django.conf import settings
 from django.db import DatabaseError
@@ -69,12 +70,23 @@ async def rechecked(stream: AsyncIterator[bytes], check: Check) -> AsyncGenerato
             await aclose()
 
 
+# How long a cancelled read may take to end before it is cancelled again.
+RECANCEL_SECONDS: Final = 0.1
+
+
 async def _cancel(task: asyncio.Task[bytes | None] | None) -> None:
-    if task is not None:
+    """Cancel `task` and wait for its end. Cancelled again until it ends: Python 3.11's
+    asyncio.wait_for loses a cancellation that arrives as its own future completes
+    (CPython gh-86296), and redis-py awaits wait_for as it connects, so a stream whose
+    client left just then would otherwise live on until its next Redis answer, holding
+    the server's stop for up to the keep-alive interval."""
+    if task is None:
+        return
+    while not task.done():
         task.cancel()
-        await asyncio.wait({task})
-        if not task.cancelled():
-            task.exception()  # retrieved: it ended on its own meanwhile
+        await asyncio.wait({task}, timeout=RECANCEL_SECONDS)
+    if not task.cancelled():
+        task.exception()  # retrieved: it ended on its own meanwhile
 
 
 async def _next(stream: AsyncIterator[bytes]) -> bytes | None:

@@ -46,8 +46,8 @@ def internal_listener_process(port: int | None = None,
                               **env: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """internal_listener on `port` (default: a free one), with these environment
     variables more; yields (the runner's callback URL, the process)."""
-    with _uvicorn("kionga.internal_asgi:application", "the internal listener",
-                  port or free_port(), env) as (base, process):
+    with uvicorn_server("kionga.internal_asgi:application", "the internal listener",
+                        port or free_port(), env) as (base, process):
         yield f"{base}/api/v1", process
 
 
@@ -55,16 +55,19 @@ def internal_listener_process(port: int | None = None,
 def uvicorn_process(app: str, name: str, **env: str) -> Iterator[str]:
     """Start `uvicorn APP` as the Procfile does, on the test database, with these
     environment variables more; yields its base URL once its /healthz answers."""
-    with _uvicorn(app, name, free_port(), env) as (base, _process):
+    with uvicorn_server(app, name, free_port(), env) as (base, _process):
         yield base
 
 
 @contextmanager
-def _uvicorn(app: str, name: str, port: int,
-             env: dict[str, str]) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def uvicorn_server(app: str, name: str, port: int,
+                   env: dict[str, str]) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     environment = {**os.environ, "DATABASE_URL": database_url_of_tests(),
                    "DJANGO_SETTINGS_MODULE": "kionga.settings", **env}
+    protocol = ("GatewayHttpToolsProtocol" if app == "kionga.asgi:application"
+                else "BoundedHttpToolsProtocol")  # as the Procfile runs each
     command = [sys.executable, "-m", "uvicorn", app, "--lifespan", "on",
+               "--http", f"kionga.http_protocol:{protocol}",
                "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
                "--no-access-log"]
     with tempfile.TemporaryFile() as log:

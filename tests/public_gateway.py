@@ -5,10 +5,11 @@ over real HTTP."""
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from tests.internal_listener import uvicorn_process
+from tests.internal_listener import free_port, uvicorn_process, uvicorn_server
 
 
 @contextmanager
@@ -17,3 +18,10 @@ def public_gateway(**env: str) -> Iterator[str]:
     yields its base URL."""
     with uvicorn_process("kionga.asgi:application", "the gateway", **env) as base:
         yield base
+
+
+@contextmanager
+def public_gateway_process(**env: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """public_gateway, yielding (its base URL, its process)."""
+    with uvicorn_server("kionga.asgi:application", "the gateway", free_port(), env) as started:
+        yield started

@@ -28,7 +28,9 @@ VENV_BIN = Path(sys.executable).parent
 RUNNER_TOKEN = "e2e-runner-token-0123456789abcdef"
 # As in the Procfile: httptools, with the bound on a request's head that h11 had built in;
 # X-Forwarded-For only from KIONGA_TRUSTED_PROXIES (kionga.proxies), never uvicorn's default.
-HTTP_LIMITS = ["--no-proxy-headers", "--http", "kionga.http_protocol:BoundedHttpToolsProtocol"]
+# The listeners' HTTP protocols, as the Procfile runs them (kionga.http_protocol).
+GATEWAY_HTTP = ["--no-proxy-headers", "--http", "kionga.http_protocol:GatewayHttpToolsProtocol"]
+INTERNAL_HTTP = ["--no-proxy-headers", "--http", "kionga.http_protocol:BoundedHttpToolsProtocol"]
 
 
 def free_port() -> int:
@@ -95,12 +97,12 @@ class Stack:
         return env
 
     def commands(self) -> dict[str, list[str]]:
-        uvicorn = [str(VENV_BIN / "uvicorn"), "--lifespan", "on", *HTTP_LIMITS,
-                   "--host", "127.0.0.1", "--no-access-log"]
+        uvicorn = [str(VENV_BIN / "uvicorn"), "--lifespan", "on", "--host", "127.0.0.1",
+                   "--no-access-log"]
         return {
-            "gateway": [*uvicorn, "--port", str(self.gateway_port), "--workers",
+            "gateway": [*uvicorn, *GATEWAY_HTTP, "--port", str(self.gateway_port), "--workers",
                         str(self.gateway_workers), "kionga.asgi:application"],
-            "internal": [*uvicorn, "--port", str(self.internal_port),
+            "internal": [*uvicorn, *INTERNAL_HTTP, "--port", str(self.internal_port),
                          "kionga.internal_asgi:application"],
             "events": [sys.executable, "manage.py", "run_events"],
             "runner": self.runner_command(),

@@ -85,3 +85,40 @@ def test_a_recheck_the_database_cannot_answer_keeps_the_stream(
     assert sent == [b"retry: 2000\n\n"]
     assert len(asked) == 2  # asked again at the next interval
     assert "re-check failed" in caplog.text
+
+
+class LosesOneCancel(Waiting):
+    """A stream whose wait loses the first cancellation, as Python 3.11's
+    asyncio.wait_for does when the cancellation meets its future's completion."""
+
+    async def chunks(self) -> AsyncIterator[bytes]:
+        try:
+            yield b"retry: 2000\n\n"
+            try:
+                await asyncio.sleep(3600)
+            except asyncio.CancelledError:
+                pass  # lost
+            await asyncio.sleep(3600)
+            yield b": never\n\n"
+        finally:
+            self.closed = True
+
+
+def test_a_stream_whose_wait_loses_a_cancellation_still_ends_when_its_client_leaves() -> None:
+    stream = LosesOneCancel()
+
+    async def allowed() -> None:
+        return None
+
+    async def leave_after_the_opening() -> None:
+        chunks = rechecked(stream.chunks(), allowed)
+        assert await anext(chunks) == b"retry: 2000\n\n"
+        waiting = asyncio.ensure_future(anext(chunks))
+        await asyncio.sleep(0.05)
+        waiting.cancel()  # the client left: the server cancels the answer
+        ended, _ = await asyncio.wait({waiting}, timeout=5)
+        assert ended and waiting.cancelled()
+        await chunks.aclose()
+
+    asyncio.run(leave_after_the_opening())
+    assert stream.closed
