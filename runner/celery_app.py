@@ -125,7 +125,7 @@ for _noisy in ("celery.worker.strategy", "celery.app.trace"):
 
 
 @app.task(name=protocol.TASK_NAME, ignore_result=True, bind=True)
-def execute_run(self: Any, payload: dict[str, Any], signature: str) -> None:
+def execute_run(self: Any, payload: str | dict[str, Any], signature: str) -> None:
     hard, _soft = self.request.timelimit or (None, None)
     start(payload, signature, hard_limit=hard)
 

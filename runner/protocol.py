@@ -165,14 +165,39 @@ def claim_key(run_id: str) -> str:
 
 def sign(payload: dict[str, Any], token: str) -> str:
     """HMAC-SHA256 of the payload's canonical JSON, keyed with the runner token."""
-    message = canonical_json(payload).encode("utf-8")
-    return hmac.new(token.encode("utf-8"), message, hashlib.sha256).hexdigest()
+    return sign_text(canonical_json(payload), token)
+
+
+def sign_text(text: str, token: str) -> str:
+    """sign() of the payload whose canonical JSON is `text`."""
+    return hmac.new(token.encode("utf-8"), text.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def opened(payload: Any, signature: Any, token: str) -> dict[str, Any] | None:
+    """The task's payload if `signature` is its signature, else None.
+
+    The gateway sends a payload as its canonical JSON text, signed as sent: the runner
+    checks the text as it came, without encoding the payload again, and Celery's
+    decoder (a Python hook per JSON object) sees one string instead of every object
+    of the graph. A payload sent as an object (a Celery client's `send_task` with
+    the dict) is checked over its canonical JSON."""
+    if not isinstance(signature, str):
+        return None
+    if isinstance(payload, str):
+        if not hmac.compare_digest(sign_text(payload, token), signature):
+            return None
+        try:
+            parsed = json.loads(payload)
+        except ValueError:
+            return None
+        return parsed if isinstance(parsed, dict) else None
+    if isinstance(payload, dict) and hmac.compare_digest(sign(payload, token), signature):
+        return payload
+    return None
 
 
 def verify(payload: Any, signature: Any, token: str) -> bool:
-    if not isinstance(payload, dict) or not isinstance(signature, str):
-        return False
-    return hmac.compare_digest(sign(payload, token), signature)
+    return opened(payload, signature, token) is not None
 
 
 def encode_event(event: dict[str, Any]) -> str:

@@ -129,7 +129,8 @@ def start(payload: Any, signature: Any, *, settings: RunnerSettings | None = Non
     Waits while the process already hosts its cap of runs."""
     settings = settings or current_settings()
     client = client or redis_client(settings.redis_url)
-    if not protocol.verify(payload, signature, settings.token):
+    payload = protocol.opened(payload, signature, settings.token)
+    if payload is None:
         # Never log the payload: it carries the run credential.
         log.warning("dropped a run task with an invalid signature")
         return "bad_signature"

@@ -14,6 +14,7 @@ from typing import Any
 from celery import Celery
 from django.conf import settings
 
+from contracts.hashing import canonical_json
 from kionga.errors import APIError
 from kionga.redis_client import sync_redis
 from runner import protocol
@@ -84,16 +85,18 @@ def build_payload(run: Run, graph: dict[str, Any], history: list[dict[str, Any]]
 
 
 def send_run(celery_app: Celery, payload: dict[str, Any]) -> None:
-    signature = protocol.sign(payload, settings.KIONGA_AGENT_DESIGNER_RUNNER_TOKEN)
+    # The payload travels as its canonical JSON, signed as sent (runner.protocol.opened).
+    text = canonical_json(payload)
+    signature = protocol.sign_text(text, settings.KIONGA_AGENT_DESIGNER_RUNNER_TOKEN)
     # Long enough for every wait on a person the graph may make (the run's own clock
     # stands still meanwhile), so a run waiting on an approval is never killed as wedged.
     time_limit = hard_time_limit(payload["graph"], payload["subflows"])
     if celery_app.conf.broker_url == settings.REDIS_URL:
         # The usual deployment: one Redis call (runs/task_message.py).
-        task_message.publish(sync_redis(), payload, signature, time_limit)
+        task_message.publish(sync_redis(), payload["run_id"], text, signature, time_limit)
         return
     # A short argsrepr: Celery would otherwise build a repr of the whole graph for
     # every message header (and show the credential to anyone reading the broker).
-    celery_app.send_task(protocol.TASK_NAME, args=[payload, signature], queue=protocol.QUEUE,
+    celery_app.send_task(protocol.TASK_NAME, args=[text, signature], queue=protocol.QUEUE,
                          argsrepr=f"(run {payload['run_id']})", kwargsrepr="{}",
                          time_limit=time_limit)

@@ -14,7 +14,7 @@ import json
 import os
 import socket
 import uuid
-from typing import Any, Final
+from typing import Final
 
 import redis
 
@@ -24,12 +24,13 @@ _ORIGIN: Final = f"gen{os.getpid()}@{socket.gethostname()}"
 _EMBED: Final = {"callbacks": None, "errbacks": None, "chain": None, "chord": None}
 
 
-def task_message(payload: dict[str, Any], signature: str, time_limit: int) -> bytes:
-    """`time_limit`: the task's hard limit in seconds (runner/task_limits.py)."""
+def task_message(run_id: str, payload: str, signature: str, time_limit: int) -> bytes:
+    """`payload`: its canonical JSON, as signed; `time_limit`: the task's hard limit in
+    seconds (runner/task_limits.py)."""
     task_id = str(uuid.uuid4())
     body = json.dumps([[payload, signature], {}, _EMBED]).encode("utf-8")
     # A short argsrepr: the message headers never show the graph or the sealed secrets.
-    argsrepr = f"(run {payload['run_id']})"
+    argsrepr = f"(run {run_id})"
     message = {
         "body": base64.b64encode(body).decode("ascii"),
         "content-encoding": "utf-8",
@@ -52,6 +53,6 @@ def task_message(payload: dict[str, Any], signature: str, time_limit: int) -> by
     return json.dumps(message).encode("utf-8")
 
 
-def publish(client: redis.Redis, payload: dict[str, Any], signature: str,
+def publish(client: redis.Redis, run_id: str, payload: str, signature: str,
             time_limit: int) -> None:
-    client.lpush(protocol.QUEUE, task_message(payload, signature, time_limit))
+    client.lpush(protocol.QUEUE, task_message(run_id, payload, signature, time_limit))

@@ -39,7 +39,13 @@ def _clear(client: redis.Redis) -> None:
 
 
 def queued_tasks(client: redis.Redis) -> list[tuple[dict[str, Any], str]]:
-    """(payload, signature) of the run tasks waiting in the runner's queue."""
+    """(payload, signature) of the run tasks waiting in the runner's queue, each payload
+    parsed from the canonical JSON text it travels as."""
+    return [(json.loads(text), signature) for text, signature in queued_texts(client)]
+
+
+def queued_texts(client: redis.Redis) -> list[tuple[str, str]]:
+    """(payload, signature) of the run tasks waiting in the runner's queue, as sent."""
     tasks = []
     for raw in client.lrange(protocol.QUEUE, 0, -1):  # type: ignore[union-attr]
         message = json.loads(raw)

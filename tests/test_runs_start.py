@@ -5,6 +5,7 @@ from typing import Any
 import pytest
 import redis
 
+from contracts.hashing import canonical_json
 from kionga.models import AuditEvent
 from kionga.resource_models import ModelEndpoint
 from kionga.tokens import hash_token
@@ -13,7 +14,7 @@ from runner.task_seal import unseal
 from runs.models import Run
 from tests.conftest import Api
 from tests.designs_helpers import assistant_graph, make_design
-from tests.runs_helpers import RUNNER_TOKEN, queued_tasks, start_url
+from tests.runs_helpers import RUNNER_TOKEN, queued_texts, start_url
 
 # Real commits: a run is dispatched only when its transaction commits.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -39,8 +40,10 @@ def test_it_starts_a_queued_run(api: Api, alice: Any, acme: Any, runner_configur
     run = Run.objects.get(pk=data["id"])
     assert protocol.slot_alive(rds, data["id"])
     assert AuditEvent.objects.filter(action="run.started", target_id=data["id"]).exists()
-    [(payload, signature)] = queued_tasks(rds)
-    assert protocol.verify(payload, signature, RUNNER_TOKEN)
+    [(text, signature)] = queued_texts(rds)
+    # The payload travels as its canonical JSON, signed as sent.
+    payload = protocol.opened(text, signature, RUNNER_TOKEN)
+    assert payload is not None and canonical_json(payload) == text
     assert payload["run_id"] == data["id"] and payload["input"] == "hello"
     credential = unseal(payload["sealed"], RUNNER_TOKEN, data["id"])["credential"]
     assert run.credential.token_hash == hash_token(credential)

@@ -25,6 +25,7 @@ import pytest
 import redis
 from celery import Celery
 
+from contracts.hashing import canonical_json
 from contracts.normalize import normalize
 from runner import protocol
 from runner.task_seal import seal, unseal
@@ -209,12 +210,14 @@ def slot_for(client: redis.Redis, body: dict[str, Any], max_runs: int = 8) -> bo
 def send(app: Celery, client: redis.Redis, body: dict[str, Any], *,
          signature: str | None = None, take_slot: bool = True,
          queue: str = SESSION_QUEUE) -> str:
-    """Take the run's slot (as the gateway does), then send the signed task."""
+    """Take the run's slot (as the gateway does), then send the signed task: its payload
+    as its canonical JSON text, as the gateway sends it (runs/dispatch.py)."""
     run_id = str(body["run_id"])
     if take_slot:
         assert wait_for(lambda: slot_for(client, body), 20), "no free slot"
-    sig = signature if signature is not None else protocol.sign(body, TOKEN)
-    app.send_task(protocol.TASK_NAME, args=[body, sig], queue=queue)
+    text = canonical_json(body)
+    sig = signature if signature is not None else protocol.sign_text(text, TOKEN)
+    app.send_task(protocol.TASK_NAME, args=[text, sig], queue=queue)
     return run_id
 
 
