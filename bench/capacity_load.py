@@ -311,12 +311,32 @@ async def lane(index: int, lanes: Lanes) -> None:
         load.runs.append(RunTimes(index, sent, accepted, finished, arrived))
 
 
+def lane_rates(runs: list[RunTimes], begin: float, end: float) -> float:
+    """Runs per second of all lanes together: each lane's cycles (one run sent to the
+    lane's next run sent) within [begin, end], as cycles per second of their total."""
+    by_lane: dict[int, list[float]] = {}
+    for run in sorted(runs, key=lambda run: run.sent):
+        by_lane.setdefault(run.lane, []).append(run.sent)
+    rate = 0.0
+    for sent in by_lane.values():
+        cycles = [after - before for before, after in itertools.pairwise(sent)
+                  if before >= begin and after <= end]
+        if cycles:
+            rate += len(cycles) / sum(cycles)
+    return rate
+
+
 def steady(runs: list[RunTimes], lanes: int, latency: float) -> dict[str, Any]:
     """The figures of the steady part of the load: from the moment every lane has had
     a run accepted (the first burst absorbed) to the moment the first lane is done (the
-    load starts to drain). Throughput counts the runs that ended in that window; added
-    latency, the runs sent and ended in it. Empty when the window is shorter than one
-    upstream latency (too few rounds to have one)."""
+    load starts to drain). Throughput is each lane's rate over its cycles (a run sent to
+    the lane's next run sent) that lie in the window, summed over the lanes: a lane
+    keeps one run in flight, so its cycle is what the stack gives it. The runs that
+    ended in the window, over its length, is `steady_window_runs_per_s`: the lanes'
+    runs end in waves (their first runs started together), and a window edge that cuts
+    a wave biases that count by up to a wave. Added latency: the runs sent and ended in
+    the window. Empty when the window is shorter than one upstream latency (too few
+    rounds to have one)."""
     firsts: dict[int, float] = {}
     lasts: dict[int, float] = {}
     for run in runs:
@@ -332,9 +352,12 @@ def steady(runs: list[RunTimes], lanes: int, latency: float) -> dict[str, Any]:
     added = [(run.finished - run.sent - latency) * 1000 for run in inside]
     seen = [(run.arrived - run.sent - latency) * 1000 for run in inside
             if run.arrived is not None]
-    rate = len(ended) / (end - begin)
+    rate = lane_rates(runs, begin, end)
+    in_window = len(ended) / (end - begin)
     return {"steady_seconds": round(end - begin, 1), "steady_runs_per_s": round(rate, 2),
             "steady_throughput_ratio": round(rate / (lanes / latency), 3),
+            "steady_window_runs_per_s": round(in_window, 2),
+            "steady_window_ratio": round(in_window / (lanes / latency), 3),
             "steady_added_p50_ms": quantile(seen, 0.5),
             "steady_added_p99_ms": quantile(seen, 0.99),
             "steady_added_runner_p50_ms": quantile(added, 0.5),

@@ -3,7 +3,8 @@ from their spans: its stack drops the test stack's capacity (KIONGA_DESIGNER_MAX
 the runner's --concurrency) unless the shell sets it, in_flight is the most runs
 accepted and not ended at one instant, and its sampled streams are followed by as many
 viewers as KIONGA_MAX_STREAMS_PER_USER needs (none past it); its steady figures count
-only the window between the first burst absorbed and the first lane done."""
+only the window between the first burst absorbed and the first lane done, at the lanes'
+cycle rate."""
 
 from __future__ import annotations
 
@@ -64,8 +65,12 @@ def test_the_steady_window_leaves_out_the_burst_and_the_drain() -> None:
     figures = steady(runs, lanes=2, latency=latency)
     # Window [4.0, 34.0): lane 0 ended at 13, 23.5, 34; lane 1 at 17, 27.5, 38.
     assert figures["steady_seconds"] == 30.0
-    assert figures["steady_runs_per_s"] == round(5 / 30.0, 2)
-    assert figures["steady_throughput_ratio"] == round(5 / 30.0 / (2 / latency), 3)
+    assert figures["steady_window_runs_per_s"] == round(5 / 30.0, 2)
+    assert figures["steady_window_ratio"] == round(5 / 30.0 / (2 / latency), 3)
+    # Cycles in it: lane 0 sent at 13 then 23.5; lane 1 at 4, 17 and 27.5.
+    rate = 1 / 10.5 + 2 / 23.5
+    assert figures["steady_runs_per_s"] == round(rate, 2)
+    assert figures["steady_throughput_ratio"] == round(rate / (2 / latency), 3)
     # Sent and ended inside: lane 0's rounds 2 and 3, lane 1's round 2 (sent at 17).
     assert figures["steady_added_runner_p50_ms"] == 500.0
     assert figures["steady_added_p50_ms"] == 200.0
@@ -76,3 +81,17 @@ def test_no_steady_window_without_enough_rounds() -> None:
     one_round = [RunTimes(lane, 0.0, lane * 1.0, 10.5, None) for lane in range(3)]
     assert steady(one_round, lanes=3, latency=10.0) == {}
     assert steady(one_round[:2], lanes=3, latency=10.0) == {}  # a lane never started
+
+
+def test_lanes_ending_in_waves_count_at_their_cycles_rate() -> None:
+    """A thousand lanes started together end their runs in waves; a window edge just
+    before a wave leaves it out of the runs ended in the window, not out of the lanes'
+    rate."""
+    latency, cycle = 10.0, 10.5
+    runs = [RunTimes(lane, first + round_ * cycle, first + round_ * cycle,
+                     first + (round_ + 1) * cycle, None)
+            for lane, first in ((0, 0.0), (1, 0.0), (2, 3.0))
+            for round_ in range(4)]
+    figures = steady(runs, lanes=3, latency=latency)
+    assert figures["steady_throughput_ratio"] == round(latency / cycle, 3)
+    assert figures["steady_window_ratio"] < figures["steady_throughput_ratio"]
