@@ -262,9 +262,12 @@ def throughput(stack: Stack, token: str, design_id: str, runs: int, workers: int
 
 
 def profilers(stack: Stack, out: Path) -> list[subprocess.Popen[bytes]]:
+    """py-spy on the stack's Python processes, samples that hold the GIL only (a thread
+    waiting on a socket or a lock is not CPU), as raw stacks in `out`/<name>.txt."""
     out.mkdir(parents=True, exist_ok=True)
     return [subprocess.Popen([str(VENV_BIN / "py-spy"), "record", "--pid",
-                              str(stack.processes[name].pid), "--subprocesses", "--format", "raw",
+                              str(stack.processes[name].pid), "--subprocesses", "--gil",
+                              "--format", "raw",
                               "--rate", "200", "-o", str(out / f"{name}.txt")],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             for name in ("gateway", "internal", "runner", "events")]

@@ -12,6 +12,8 @@ import redis
 
 from kionga.redis_client import sync_redis
 from runner import protocol
+from runs.models import Run
+from tests.designs_helpers import make_design
 
 RUNNER_TOKEN = "test-runner-token-0123456789"
 
@@ -83,3 +85,12 @@ def start_with_token(raw: str, design_id: Any, body: dict[str, Any] | None = Non
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
     return client.post(f"/api/v1/agent-designs/{design_id}/runs", body or {"input": "hello"},
                        format="json")
+
+
+def running_events_url(owner: Any, project: Any) -> str:
+    """The events path of a run of a new design of `owner` in `project`, stored as
+    running: nothing ends it, so its stream stays open until its client leaves."""
+    design = make_design(owner, project)
+    run = Run.objects.create(project=project, design=design, status="running",
+                             content_sha256="0" * 64, created_by=owner)
+    return f"/api/v1/agent-designs/{design.pk}/runs/{run.pk}/events"

@@ -18,9 +18,8 @@ from django.contrib.auth.models import User
 
 from kionga.models import Project
 from kionga.tokens import issue_token
-from runs.models import Run
-from tests.designs_helpers import make_design
 from tests.public_gateway import public_gateway_process
+from tests.runs_helpers import running_events_url
 
 # Committed data: the gateway is another process with its own connection.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -44,10 +43,7 @@ def _lingering(base: str) -> socket.socket:
 
 def test_a_stopping_gateway_ends_its_streams_and_exits(alice: User, bob: User,
                                                        acme: Project) -> None:
-    design = make_design(alice, acme)
-    run = Run.objects.create(project=acme, design=design, status="running",
-                             content_sha256="0" * 64, created_by=alice)
-    url = f"/api/v1/agent-designs/{design.pk}/runs/{run.pk}/events"
+    url = running_events_url(alice, acme)
     auth = {"Authorization": f"Bearer {issue_token(bob, 'sse')}"}
     with public_gateway_process() as (base, process), ExitStack() as held:
         streams = []
@@ -76,10 +72,7 @@ def test_a_stream_its_client_left_is_gone_before_the_stop(alice: User, bob: User
     """The follower hangs up as its stream opens (the gateway is still connecting to
     Redis for it): the stream ends then, not at its next keep-alive, so it holds no
     stop."""
-    design = make_design(alice, acme)
-    run = Run.objects.create(project=acme, design=design, status="running",
-                             content_sha256="0" * 64, created_by=alice)
-    url = f"/api/v1/agent-designs/{design.pk}/runs/{run.pk}/events"
+    url = running_events_url(alice, acme)
     auth = {"Authorization": f"Bearer {issue_token(bob, 'sse')}"}
     with public_gateway_process() as (base, process):
         with httpx.Client(base_url=base, timeout=10.0, headers=auth) as client:

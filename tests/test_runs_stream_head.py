@@ -15,9 +15,8 @@ from django.contrib.auth.models import User
 
 from kionga.models import Project
 from kionga.tokens import issue_token
-from runs.models import Run
-from tests.designs_helpers import make_design
 from tests.public_gateway import public_gateway
+from tests.runs_helpers import running_events_url
 
 # Committed data: the gateway is another process with its own connection.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -36,10 +35,7 @@ def gateway(django_db_setup: None) -> Iterator[str]:
 
 def test_a_head_of_a_stream_takes_no_place(gateway: str, alice: User, bob: User,
                                            acme: Project) -> None:
-    design = make_design(alice, acme)
-    run = Run.objects.create(project=acme, design=design, status="running",
-                             content_sha256="0" * 64, created_by=alice)
-    url = f"/api/v1/agent-designs/{design.pk}/runs/{run.pk}/events"
+    url = running_events_url(alice, acme)
     auth = {"Authorization": f"Bearer {issue_token(bob, 'sse')}"}
     with ExitStack() as held:
         for path in PATHS * PER_USER:  # each on a connection of its own, kept open
@@ -60,10 +56,7 @@ def test_a_head_of_a_stream_takes_no_place(gateway: str, alice: User, bob: User,
 
 def test_a_head_is_refused_as_its_open_would_be(gateway: str, alice: User, mallory: User,
                                                 acme: Project) -> None:
-    design = make_design(alice, acme)
-    run = Run.objects.create(project=acme, design=design, status="running",
-                             content_sha256="0" * 64, created_by=alice)
-    url = f"{gateway}/api/v1/agent-designs/{design.pk}/runs/{run.pk}/events"
+    url = gateway + running_events_url(alice, acme)
     stranger = {"Authorization": f"Bearer {issue_token(mallory, 'sse')}", **SSE}
     for path in PATHS:
         head = httpx.head(url, headers={**stranger, **path}, timeout=10.0)
@@ -74,10 +67,7 @@ def test_a_head_is_refused_as_its_open_would_be(gateway: str, alice: User, mallo
 
 def test_other_methods_open_no_stream(gateway: str, alice: User, bob: User,
                                       acme: Project) -> None:
-    design = make_design(alice, acme)
-    run = Run.objects.create(project=acme, design=design, status="running",
-                             content_sha256="0" * 64, created_by=alice)
-    url = f"/api/v1/agent-designs/{design.pk}/runs/{run.pk}/events"
+    url = running_events_url(alice, acme)
     auth = {"Authorization": f"Bearer {issue_token(bob, 'sse')}"}
     with ExitStack() as held:
         for path in PATHS * PER_USER:
