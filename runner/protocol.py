@@ -1,4 +1,5 @@
-"""What the gateway and the runner agree on: the task, its signature, and Redis keys.
+"""What the gateway and the runner agree on: the task, its events, and Redis keys (the
+task's signature: runner/task_signature.py).
 
 Pure Python (no Django): the gateway imports this module too, so both sides sign,
 name keys and count slots the same way.
@@ -31,8 +32,6 @@ import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final, Literal, Protocol
-
-from contracts.hashing import canonical_json
 
 TASK_NAME: Final = "runner.execute_run"
 QUEUE: Final = "runner"
@@ -161,43 +160,6 @@ def request_cancel(pipe: Any, run_id: str, seconds: int) -> None:
 
 def claim_key(run_id: str) -> str:
     return f"kionga:run:{run_id}:claim"
-
-
-def sign(payload: dict[str, Any], token: str) -> str:
-    """HMAC-SHA256 of the payload's canonical JSON, keyed with the runner token."""
-    return sign_text(canonical_json(payload), token)
-
-
-def sign_text(text: str, token: str) -> str:
-    """sign() of the payload whose canonical JSON is `text`."""
-    return hmac.new(token.encode("utf-8"), text.encode("utf-8"), hashlib.sha256).hexdigest()
-
-
-def opened(payload: Any, signature: Any, token: str) -> dict[str, Any] | None:
-    """The task's payload if `signature` is its signature, else None.
-
-    The gateway sends a payload as its canonical JSON text, signed as sent: the runner
-    checks the text as it came, without encoding the payload again, and Celery's
-    decoder (a Python hook per JSON object) sees one string instead of every object
-    of the graph. A payload sent as an object (a Celery client's `send_task` with
-    the dict) is checked over its canonical JSON."""
-    if not isinstance(signature, str):
-        return None
-    if isinstance(payload, str):
-        if not hmac.compare_digest(sign_text(payload, token), signature):
-            return None
-        try:
-            parsed = json.loads(payload)
-        except ValueError:
-            return None
-        return parsed if isinstance(parsed, dict) else None
-    if isinstance(payload, dict) and hmac.compare_digest(sign(payload, token), signature):
-        return payload
-    return None
-
-
-def verify(payload: Any, signature: Any, token: str) -> bool:
-    return opened(payload, signature, token) is not None
 
 
 def encode_event(event: dict[str, Any]) -> str:

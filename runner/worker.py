@@ -29,7 +29,7 @@ from typing import Any, Final, TypeVar
 
 import redis
 
-from runner import protocol, tracing
+from runner import protocol, task_signature, tracing
 from runner.claim import claim_run
 from runner.engine import run_graph
 from runner.events import Event
@@ -129,7 +129,7 @@ def start(payload: Any, signature: Any, *, settings: RunnerSettings | None = Non
     Waits while the process already hosts its cap of runs."""
     settings = settings or current_settings()
     client = client or redis_client(settings.redis_url)
-    payload = protocol.opened(payload, signature, settings.token)
+    payload = task_signature.opened(payload, signature, settings.token)
     if payload is None:
         # Never log the payload: it carries the run credential.
         log.warning("dropped a run task with an invalid signature")

@@ -17,7 +17,7 @@ from django.conf import settings
 from contracts.hashing import canonical_json
 from kionga.errors import APIError
 from kionga.redis_client import sync_redis
-from runner import protocol
+from runner import protocol, task_signature
 from runner.request import ScriptedApprovals
 from runner.task_limits import hard_time_limit
 from runner.task_seal import seal
@@ -85,9 +85,9 @@ def build_payload(run: Run, graph: dict[str, Any], history: list[dict[str, Any]]
 
 
 def send_run(celery_app: Celery, payload: dict[str, Any]) -> None:
-    # The payload travels as its canonical JSON, signed as sent (runner.protocol.opened).
+    # The payload travels as its canonical JSON, signed as sent (runner.task_signature.opened).
     text = canonical_json(payload)
-    signature = protocol.sign_text(text, settings.KIONGA_AGENT_DESIGNER_RUNNER_TOKEN)
+    signature = task_signature.sign_text(text, settings.KIONGA_AGENT_DESIGNER_RUNNER_TOKEN)
     # Long enough for every wait on a person the graph may make (the run's own clock
     # stands still meanwhile), so a run waiting on an approval is never killed as wedged.
     time_limit = hard_time_limit(payload["graph"], payload["subflows"])

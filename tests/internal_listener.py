@@ -20,6 +20,8 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+from tests.stack import GATEWAY_HTTP, INTERNAL_HTTP
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -64,10 +66,8 @@ def uvicorn_server(app: str, name: str, port: int,
                    env: dict[str, str]) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     environment = {**os.environ, "DATABASE_URL": database_url_of_tests(),
                    "DJANGO_SETTINGS_MODULE": "kionga.settings", **env}
-    protocol = ("GatewayHttpToolsProtocol" if app == "kionga.asgi:application"
-                else "BoundedHttpToolsProtocol")  # as the Procfile runs each
-    command = [sys.executable, "-m", "uvicorn", app, "--lifespan", "on",
-               "--http", f"kionga.http_protocol:{protocol}",
+    http = GATEWAY_HTTP if app == "kionga.asgi:application" else INTERNAL_HTTP
+    command = [sys.executable, "-m", "uvicorn", app, "--lifespan", "on", *http,
                "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
                "--no-access-log"]
     with tempfile.TemporaryFile() as log:

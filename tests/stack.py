@@ -26,9 +26,9 @@ from tests.secret_key import TEST_SECRET_KEY
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
 RUNNER_TOKEN = "e2e-runner-token-0123456789abcdef"
-# As in the Procfile: httptools, with the bound on a request's head that h11 had built in;
-# X-Forwarded-For only from KIONGA_TRUSTED_PROXIES (kionga.proxies), never uvicorn's default.
-# The listeners' HTTP protocols, as the Procfile runs them (kionga.http_protocol).
+# As in the Procfile: httptools, with the bound on a request's head that h11 had built in
+# (kionga.http_protocol; the gateway's also cuts its streams when it stops); X-Forwarded-For
+# only from KIONGA_TRUSTED_PROXIES (kionga.proxies), never uvicorn's default.
 GATEWAY_HTTP = ["--no-proxy-headers", "--http", "kionga.http_protocol:GatewayHttpToolsProtocol"]
 INTERNAL_HTTP = ["--no-proxy-headers", "--http", "kionga.http_protocol:BoundedHttpToolsProtocol"]
 

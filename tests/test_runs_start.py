@@ -9,7 +9,7 @@ from contracts.hashing import canonical_json
 from kionga.models import AuditEvent
 from kionga.resource_models import ModelEndpoint
 from kionga.tokens import hash_token
-from runner import protocol
+from runner import protocol, task_signature
 from runner.task_seal import unseal
 from runs.models import Run
 from tests.conftest import Api
@@ -42,7 +42,7 @@ def test_it_starts_a_queued_run(api: Api, alice: Any, acme: Any, runner_configur
     assert AuditEvent.objects.filter(action="run.started", target_id=data["id"]).exists()
     [(text, signature)] = queued_texts(rds)
     # The payload travels as its canonical JSON, signed as sent.
-    payload = protocol.opened(text, signature, RUNNER_TOKEN)
+    payload = task_signature.opened(text, signature, RUNNER_TOKEN)
     assert payload is not None and canonical_json(payload) == text
     assert payload["run_id"] == data["id"] and payload["input"] == "hello"
     credential = unseal(payload["sealed"], RUNNER_TOKEN, data["id"])["credential"]

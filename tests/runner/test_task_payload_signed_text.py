@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from contracts.hashing import canonical_json
-from runner import protocol
+from runner import task_signature
 
 TOKEN = "runner-token-0123456789abcdef"
 PAYLOAD: dict[str, Any] = {"run_id": "r-1", "graph": {"nodes": [{"id": "a"}]},
@@ -19,32 +19,33 @@ PAYLOAD: dict[str, Any] = {"run_id": "r-1", "graph": {"nodes": [{"id": "a"}]},
 
 def test_the_signed_text_opens_to_its_payload() -> None:
     text = canonical_json(PAYLOAD)
-    assert protocol.opened(text, protocol.sign_text(text, TOKEN), TOKEN) == PAYLOAD
+    assert task_signature.opened(text, task_signature.sign_text(text, TOKEN), TOKEN) == PAYLOAD
     # The same signature as the payload's own: one signing rule for both forms.
-    assert protocol.sign_text(text, TOKEN) == protocol.sign(PAYLOAD, TOKEN)
+    assert task_signature.sign_text(text, TOKEN) == task_signature.sign(PAYLOAD, TOKEN)
 
 
 def test_a_payload_sent_as_an_object_opens_too() -> None:
-    assert protocol.opened(PAYLOAD, protocol.sign(PAYLOAD, TOKEN), TOKEN) == PAYLOAD
+    assert task_signature.opened(PAYLOAD, task_signature.sign(PAYLOAD, TOKEN), TOKEN) == PAYLOAD
 
 
 @given(st.integers(min_value=0), st.characters(codec="utf-8"))
 def test_any_change_to_the_text_is_refused(at: int, character: str) -> None:
     text = canonical_json(PAYLOAD)
-    signature = protocol.sign_text(text, TOKEN)
+    signature = task_signature.sign_text(text, TOKEN)
     position = at % len(text)
     changed = text[:position] + character + text[position + 1:]
     if changed != text:
-        assert protocol.opened(changed, signature, TOKEN) is None
+        assert task_signature.opened(changed, signature, TOKEN) is None
 
 
 def test_signed_text_that_is_not_a_json_object_is_refused() -> None:
     for text in ("[1, 2]", "not json", '"a string"', ""):
-        assert protocol.opened(text, protocol.sign_text(text, TOKEN), TOKEN) is None
+        assert task_signature.opened(text, task_signature.sign_text(text, TOKEN), TOKEN) is None
 
 
 def test_another_token_or_no_signature_is_refused() -> None:
     text = canonical_json(PAYLOAD)
-    assert protocol.opened(text, protocol.sign_text(text, "another-token"), TOKEN) is None
-    assert protocol.opened(text, None, TOKEN) is None
-    assert protocol.opened(42, protocol.sign_text(text, TOKEN), TOKEN) is None
+    foreign = task_signature.sign_text(text, "another-token")
+    assert task_signature.opened(text, foreign, TOKEN) is None
+    assert task_signature.opened(text, None, TOKEN) is None
+    assert task_signature.opened(42, task_signature.sign_text(text, TOKEN), TOKEN) is None

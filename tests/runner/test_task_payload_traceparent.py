@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from runner import protocol
+from runner import task_signature
 from runner.settings import load_settings
 from runner.task_payload import parse_task
 from runner.task_seal import seal
@@ -35,7 +35,7 @@ def test_anything_else_is_no_parent(value: Any) -> None:
 
 def test_the_signature_covers_it() -> None:
     signed = payload(traceparent=TRACEPARENT)
-    signature = protocol.sign(signed, TOKEN)
+    signature = task_signature.sign(signed, TOKEN)
     forged = {**signed, "traceparent": TRACEPARENT.replace("01", "00", 1)[:-2] + "00"}
-    assert protocol.verify(signed, signature, TOKEN)
-    assert not protocol.verify(forged, signature, TOKEN)
+    assert task_signature.opened(signed, signature, TOKEN) == signed
+    assert task_signature.opened(forged, signature, TOKEN) is None

@@ -27,7 +27,7 @@ from celery import Celery
 
 from contracts.hashing import canonical_json
 from contracts.normalize import normalize
-from runner import protocol
+from runner import protocol, task_signature
 from runner.task_seal import seal, unseal
 from tests.loopback import QuietHandler, serving
 
@@ -216,7 +216,7 @@ def send(app: Celery, client: redis.Redis, body: dict[str, Any], *,
     if take_slot:
         assert wait_for(lambda: slot_for(client, body), 20), "no free slot"
     text = canonical_json(body)
-    sig = signature if signature is not None else protocol.sign_text(text, TOKEN)
+    sig = signature if signature is not None else task_signature.sign_text(text, TOKEN)
     app.send_task(protocol.TASK_NAME, args=[text, sig], queue=queue)
     return run_id
 

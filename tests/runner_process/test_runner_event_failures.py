@@ -15,7 +15,7 @@ import pytest
 import redis
 
 from contracts.normalize import normalize
-from runner import protocol, sink, worker
+from runner import protocol, sink, task_signature, worker
 from runner.backends.mock import MockBackend
 from runner.engine import run_graph_sync
 from runner.inmemory_resources import InMemoryResources
@@ -47,7 +47,7 @@ def test_it_runs_a_lone_surrogate_through_extract_to_a_stored_end(
     body = payload(chain({"id": "x", "kind": "extract", "config": {"path": "a"}}),
                    text='{"a":"x\\ud800y"}')
     assert slot_for(sink_redis, body)
-    assert worker.execute(body, protocol.sign(body, TOKEN), settings=runner_settings,
+    assert worker.execute(body, task_signature.sign(body, TOKEN), settings=runner_settings,
                           client=sink_redis) == "completed"
     events = stream_events(sink_redis, body["run_id"])
     assert events[-1]["type"] == "run.completed"

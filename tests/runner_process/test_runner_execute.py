@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import redis
 
-from runner import protocol, worker
+from runner import protocol, task_signature, worker
 from runner.protocol import now_iso
 from runner.settings import RunnerSettings
 from tests.listener_peer import kept_alive_peer
@@ -27,7 +27,7 @@ from tests.runner_process.runner_kit import (
 
 def run(body: dict[str, Any], runner_settings: RunnerSettings, sink_redis: redis.Redis) -> str:
     assert slot_for(sink_redis, body)
-    return worker.execute(body, protocol.sign(body, TOKEN), settings=runner_settings,
+    return worker.execute(body, task_signature.sign(body, TOKEN), settings=runner_settings,
                           client=sink_redis)
 
 

@@ -9,7 +9,7 @@ import time
 import redis
 from celery import Celery
 
-from runner import protocol
+from runner import protocol, task_signature
 from tests.runner_process.runner_kit import (
     SESSION_QUEUE,
     TOKEN,
@@ -33,7 +33,7 @@ def test_a_run_past_its_hard_time_limit_ends_timeout(runner_worker: Worker, rds:
         body = payload(knowledge_graph(), callback_url=url)
         assert wait_for(lambda: slot_for(rds, body), 20)
         sent = time.monotonic()
-        celery_client.send_task(protocol.TASK_NAME, args=[body, protocol.sign(body, TOKEN)],
+        celery_client.send_task(protocol.TASK_NAME, args=[body, task_signature.sign(body, TOKEN)],
                                 queue=SESSION_QUEUE, time_limit=LIMIT)
         ending = read_run(rds, body["run_id"], seconds=LIMIT + 10)[-1]
         took = time.monotonic() - sent

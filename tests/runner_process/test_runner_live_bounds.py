@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import redis
 
-from runner import protocol, worker
+from runner import protocol, task_signature, worker
 from runner.protocol import now_iso
 from runner.settings import load_settings
 from runner.sink import EventSink, sink_client
@@ -41,7 +41,8 @@ def run_large(server: PrivateRedis, project_id: int = 1) -> tuple[str, str]:
     body["project_id"] = project_id
     assert slot_for(client, body)
     settings = load_settings({"KIONGA_DESIGNER_RUNNER_TOKEN": TOKEN, "REDIS_URL": server.url})
-    outcome = worker.execute(body, protocol.sign(body, TOKEN), settings=settings, client=client)
+    outcome = worker.execute(body, task_signature.sign(body, TOKEN), settings=settings,
+                             client=client)
     return body["run_id"], outcome
 
 

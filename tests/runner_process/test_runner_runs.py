@@ -15,7 +15,7 @@ import jsonschema
 import redis
 from celery import Celery
 
-from runner import protocol
+from runner import protocol, task_signature
 from tests.runner_process.runner_kit import (
     TOKEN,
     Worker,
@@ -82,7 +82,8 @@ def test_it_logs_a_run_by_its_run_id_only(runner_worker: Worker, rds: redis.Redi
 def test_it_drops_a_task_with_a_bad_signature(runner_worker: Worker, rds: redis.Redis,
                                               celery_client: Celery) -> None:
     body = payload(mock_graph())
-    run_id = send(celery_client, rds, body, signature=protocol.sign(body, "another-token-0123"))
+    foreign = task_signature.sign(body, "another-token-0123")
+    run_id = send(celery_client, rds, body, signature=foreign)
     # A correctly signed task sent after it runs; by then the bad one was dealt with.
     read_run(rds, send(celery_client, rds, payload(mock_graph())))
     assert stream_events(rds, run_id) == [] and ingest_events(rds, run_id) == []

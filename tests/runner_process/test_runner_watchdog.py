@@ -12,7 +12,7 @@ import pytest
 import redis
 
 from runner import host as host_module
-from runner import protocol, worker
+from runner import protocol, task_signature, worker
 from runner.backends.mock import MockBackend
 from runner.settings import RunnerSettings
 from tests.runner_process.runner_kit import (
@@ -75,7 +75,7 @@ def test_the_watchdog_ends_a_hog_and_the_others_go_on(
     def run(body: dict[str, Any]) -> None:
         assert slot_for(sink_redis, body, 100)
         began = time.monotonic()
-        outcomes[body["run_id"]] = worker.execute(body, protocol.sign(body, TOKEN),
+        outcomes[body["run_id"]] = worker.execute(body, task_signature.sign(body, TOKEN),
                                                   settings=runner_settings, client=sink_redis)
         took[body["run_id"]] = time.monotonic() - began
 
