@@ -7,8 +7,8 @@ request passes Django's middleware, DRF and the views' rules whichever way it ta
 - `streams`: Django's ASGI handler with the middleware chain and the view in one
   pooled thread hop (kionga.stream_handler), for a run's event streams (`…/events`, a
   run start with `Accept: text/event-stream`): they wait on Redis without holding a
-  thread (runs.views), and a stream's last chunk goes out with the answer's end
-  (kionga.stream_end).
+  thread (runs.views), and the request's edges on the loop (kionga.loop_handler: a
+  stream's last chunk goes out with the answer's end).
 - `notices`: Django's own ASGI handler, for a project's notices (django-eventstream).
 - `requests`: Django's WSGI handler in a worker thread (kionga.wsgi_hop), for every
   other request: one thread hop per request instead of Django's ASGI path, which costs
@@ -36,14 +36,13 @@ from django.urls import path, re_path
 from kionga import secret_box, start_checks
 from kionga.http_limits import RequestLimits
 from kionga.proxies import behind_trusted_proxies
-from kionga.stream_end import EndsWithLastChunk
 from kionga.stream_handler import PooledASGIHandler
 from kionga.wsgi_hop import WSGIInOneHop
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kionga.settings")
 
-notices = EndsWithLastChunk(get_asgi_application())  # type: ignore[arg-type]
-streams = EndsWithLastChunk(PooledASGIHandler())  # type: ignore[arg-type]
+notices = get_asgi_application()
+streams = PooledASGIHandler()
 requests = WSGIInOneHop(get_wsgi_application(), workers=16)
 # No listener without the keys resource secrets are stored under: a clear refusal
 # to start instead of calls that cannot authenticate (kionga.secret_box).

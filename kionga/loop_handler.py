@@ -1,5 +1,6 @@
 """Django's ASGI handler for the views the internal listener serves on its event loop
-(kionga.internal_asgi), without the per-request work a thread would do for nothing.
+(kionga.internal_asgi) and for the public listener's event streams
+(kionga.stream_handler), without the per-request work a thread would do for nothing.
 
 Django's handler runs a request's synchronous edges in threads: request_started's
 receivers before, the response's close (request_finished's receivers) after, each a
@@ -70,17 +71,21 @@ def response_headers(response: HttpResponseBase) -> list[tuple[bytes, bytes]]:
     return headers
 
 
-class LoopHandler(ASGIHandler):
+class LoopEdgesHandler(ASGIHandler):
     """Django's ASGI handler without its per-request thread (ThreadSensitiveContext:
     one thread made for the request and kept until it ends, one idle thread per call in
-    flight) and without thread hops for the signals (see the module's docstring)."""
+    flight) and without thread hops for the signals (see the module's docstring). How
+    the view is reached is the subclass's: LoopHandler on the loop, the public
+    listener's stream handler (kionga.stream_handler) in one pooled thread hop."""
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            raise ValueError(f"Django can only handle ASGI/HTTP connections, not "
+                             f"{scope['type']}.")
         await self.handle(scope, receive, send)
 
     async def handle(self, scope: Any, receive: Any, send: Any) -> None:
         # ASGIHandler.handle (Django 5.2), with the signals and the close on the loop.
-        OWN_LOOP.set(True)  # in this request's context only
         try:
             body_file = await self.read_body(receive)
         except RequestAborted:
@@ -146,3 +151,11 @@ class LoopHandler(ASGIHandler):
                     await send({"type": "http.response.body", "body": part,
                                 "more_body": True})
         await send({"type": "http.response.body"})
+
+
+class LoopHandler(LoopEdgesHandler):
+    """The internal listener's handler: its views run on the loop (OWN_LOOP)."""
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        OWN_LOOP.set(True)  # in this request's context only
+        await super().__call__(scope, receive, send)

@@ -23,7 +23,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, Final
 
 import redis
@@ -105,7 +105,8 @@ class _Cursor:
         return frame(event)
 
 
-async def run_event_stream(run_id: str, last_seq: int, start: Opening) -> AsyncIterator[bytes]:
+async def run_event_stream(run_id: str, last_seq: int,
+                           start: Opening) -> AsyncGenerator[bytes, None]:
     """The stream after `last_seq`, given `start` = opening(run_id, last_seq). Frames
     that are ready together go out as one chunk (one write to the client, not one each);
     the chunk with the terminal event is a LastChunk (the answer ends with it)."""

@@ -14,16 +14,16 @@ from __future__ import annotations
 import json
 import uuid
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.http import StreamingHttpResponse
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 
-from kionga.stream_end import LastChunk, ending
+from kionga.loop_handler import EventStream
+from kionga.stream_end import LastChunk
 from runs.models import Run
 from runs.sse import Opening, opening, run_event_stream
 from runs.stream_access import Check, rechecked
@@ -56,7 +56,7 @@ def negotiates_streams(view: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def start_and_stream(user: User, start: Callable[[], tuple[Run, bool]], path: str,
-                     check_of: Callable[[uuid.UUID], Check]) -> StreamingHttpResponse:
+                     check_of: Callable[[uuid.UUID], Check]) -> EventStream:
     """Take the caller's stream place, start the run (`start` as runs.views does),
     answer its stream; the place is given back if the start fails. `check_of(run ID)`:
     the access re-check of the run's event stream (runs.stream_access), which this is."""
@@ -79,15 +79,15 @@ def start_and_stream(user: User, start: Callable[[], tuple[Run, bool]], path: st
     return response
 
 
-def event_stream(chunks: AsyncIterator[bytes], status: int = 200) -> StreamingHttpResponse:
-    """The answer of an event stream (or, with no chunks, its HEAD): unbuffered."""
-    response = StreamingHttpResponse(ending(chunks), content_type=EVENT_STREAM, status=status)
-    response["Cache-Control"] = "no-cache"
-    response["X-Accel-Buffering"] = "no"
-    return response
+def event_stream(chunks: AsyncGenerator[bytes, None], status: int = 200) -> EventStream:
+    """The answer of an event stream (or, with no chunks, its HEAD): unbuffered, each
+    chunk written as it comes, a LastChunk with the answer's end (kionga.loop_handler)."""
+    return EventStream(chunks, status=status,
+                       headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
-async def with_head(head: dict[str, Any], stream: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+async def with_head(head: dict[str, Any],
+                    stream: AsyncIterator[bytes]) -> AsyncGenerator[bytes, None]:
     """`event: run` (the run, its URL and events URL; no id), then the run's stream; the
     head goes out with the stream's first chunk (runs.sse yields its opening at once)."""
     data = json.dumps(head, ensure_ascii=False, separators=(",", ":"))

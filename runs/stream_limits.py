@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter, deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 
 from django.conf import settings
 
@@ -88,7 +88,8 @@ class StreamBudget:
 BUDGET = StreamBudget()
 
 
-async def counted(stream: AsyncIterator[bytes], release: Release) -> AsyncIterator[bytes]:
+async def counted(stream: AsyncIterator[bytes],
+                  release: Release) -> AsyncGenerator[bytes, None]:
     """`stream`, releasing its place when it ends, fails or the client goes away (and
     closing `stream` then: its own cleanup runs now, not when it is collected)."""
     try:

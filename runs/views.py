@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import replace
 from functools import partial
 
@@ -160,7 +160,7 @@ def events(request: HttpRequest, design_id: uuid.UUID, run_id: uuid.UUID) -> Htt
     return response
 
 
-async def _nothing() -> AsyncIterator[bytes]:
+async def _nothing() -> AsyncGenerator[bytes, None]:
     return
     yield  # an empty async generator: a HEAD's body
 

@@ -1,20 +1,20 @@
 """A run's event stream ends in the same write as its last event: the chunk with the
 terminal event is sent with the answer's end (one ASGI message, one write), so a
 client gets the ending and the end of the stream at once, not in two reads
-(kionga.stream_end, around Django's own ASGI handler and its streamed responses)."""
+(kionga.stream_end's LastChunk, sent by the public listener's stream handler)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import uuid
-from collections.abc import AsyncIterator, MutableMapping
+from collections.abc import AsyncGenerator, MutableMapping
 from typing import Any
 
 import redis
-from django.core.handlers.asgi import ASGIHandler
 
-from kionga.stream_end import EndsWithLastChunk, LastChunk
+from kionga.stream_end import LastChunk
+from kionga.stream_handler import PooledASGIHandler
 from runner import protocol
 from runs.event_keys import live_fields
 from runs.sse import run_event_stream
@@ -25,27 +25,20 @@ COMPLETED = {"seq": 1, "type": "run.completed", "at": "2026-11-30T00:00:01+00:00
              "output": "hi", "usage": {"tokens": 1}}
 
 
-def bodies(chunks: AsyncIterator[bytes]) -> list[tuple[bytes, bool]]:
+def bodies(chunks: AsyncGenerator[bytes, None]) -> list[tuple[bytes, bool]]:
     sent: list[MutableMapping[str, Any]] = []
 
     async def send(message: MutableMapping[str, Any]) -> None:
         sent.append(message)
 
-    async def receive() -> MutableMapping[str, Any]:
-        await asyncio.Event().wait()  # the client stays
-        return {"type": "http.disconnect"}
-
-    async def django(scope: Any, receive: Any, send: Any) -> None:
-        # What Django's handler does with the events view's answer.
-        await ASGIHandler().send_response(event_stream(chunks), send)
-
-    asyncio.run(EndsWithLastChunk(django)({"type": "http"}, receive, send))
+    # What the public listener's stream handler does with the events view's answer.
+    asyncio.run(PooledASGIHandler().send_response(event_stream(chunks), send))
     return [(m.get("body", b""), m.get("more_body", False)) for m in sent
             if m["type"] == "http.response.body"]
 
 
 def test_the_last_chunk_is_sent_with_the_end_of_the_answer() -> None:
-    async def chunks() -> AsyncIterator[bytes]:
+    async def chunks() -> AsyncGenerator[bytes, None]:
         yield b"a"
         yield LastChunk(b"b")
 
@@ -53,7 +46,7 @@ def test_the_last_chunk_is_sent_with_the_end_of_the_answer() -> None:
 
 
 def test_a_stream_without_a_last_chunk_still_ends() -> None:
-    async def chunks() -> AsyncIterator[bytes]:
+    async def chunks() -> AsyncGenerator[bytes, None]:
         yield b"a"
 
     assert bodies(chunks()) == [(b"a", True), (b"", False)]
