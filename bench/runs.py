@@ -23,7 +23,8 @@ CPU figures of two runs compare only at similar calibrations.
 Clients read every stream to its end over kept-alive connections (a fair client;
 bench/http_client.py, light enough not to take the stack's CPU).
 KIONGA_BENCH_DB names the database (one per concurrent bench); --profile DIR records
-py-spy stacks of the stack's processes during the combined route's throughput.
+py-spy stacks of the stack's processes during the throughput of --route (one: the
+combined route, the default; two: start, then the events).
 The last line is one JSON object of the figures.
 """
 
@@ -273,6 +274,12 @@ def profilers(stack: Stack, out: Path) -> list[subprocess.Popen[bytes]]:
             for name in ("gateway", "internal", "runner", "events")]
 
 
+def stop_profilers(spies: list[subprocess.Popen[bytes]]) -> None:
+    for spy in spies:
+        spy.send_signal(signal.SIGINT)
+        spy.wait()
+
+
 def cpu_meter(stack: Stack) -> CpuMeter:
     """CPU of every process of the stack (process groups), of PostgreSQL's backends
     serving the bench database, and of this client."""
@@ -287,8 +294,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--throughput-runs", type=int, default=400)
     parser.add_argument("--gateway-workers", type=int, default=2)
+    parser.add_argument("--route", choices=("one", "two"), default="one",
+                        help="the throughput --profile records: one request per run "
+                             "(start and follow) or two (start, then the events)")
     parser.add_argument("--profile", type=Path, default=None,
-                        help="py-spy the stack during the combined route's throughput")
+                        help="py-spy the stack during the throughput of --route")
     args = parser.parse_args()
     stack = Stack(database_url=f"{PG}/{DB_NAME}", log_dir=ROOT / "var" / "bench-logs",
                   gateway_workers=args.gateway_workers)
@@ -319,17 +329,17 @@ def main() -> None:
             lags += client.approved_run_lags(gated.json()["id"], f"one two three {i}")
         calibration = calibration_ms()
         meter, REFUSED[0] = cpu_meter(stack), 0
+        spies = profilers(stack, args.profile) if args.profile and args.route == "two" else []
         rate = throughput(stack, token, design_id, args.throughput_runs, 8)
+        stop_profilers(spies)
         refused = REFUSED[0]
         cpu = {name: round(ms / args.throughput_runs, 2) for name, ms in meter.spent().items()}
         combined_calibration = calibration_ms()
         meter, REFUSED[0] = cpu_meter(stack), 0
-        spies = profilers(stack, args.profile) if args.profile else []
+        spies = profilers(stack, args.profile) if args.profile and args.route == "one" else []
         combined_rate = throughput(stack, token, design_id, args.throughput_runs, 8,
                                    combined=True)
-        for spy in spies:
-            spy.send_signal(signal.SIGINT)
-            spy.wait()
+        stop_profilers(spies)
         combined_refused = REFUSED[0]
         combined_cpu = {name: round(ms / args.throughput_runs, 2)
                         for name, ms in meter.spent().items()}

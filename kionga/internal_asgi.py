@@ -12,7 +12,6 @@ one thread hop each, which no upstream call can occupy (/healthz stays prompt).
 from __future__ import annotations
 
 import functools
-import gc
 import os
 from typing import Any
 
@@ -20,7 +19,7 @@ from a2wsgi import WSGIMiddleware
 from asgiref.sync import iscoroutinefunction
 from django.conf import settings
 from django.core.wsgi import get_wsgi_application
-from django.urls import Resolver404, get_resolver, resolve
+from django.urls import Resolver404, resolve
 
 from kionga import secret_box, start_checks
 from kionga.http_limits import RequestLimits
@@ -58,7 +57,7 @@ def on_loop(scope: dict[str, Any]) -> bool:
 
 async def dispatch(scope: dict[str, Any], receive: Any, send: Any) -> None:
     if scope["type"] == "lifespan":
-        await start_checks.lifespan(scope, receive, _freezing_on_start(send))
+        await start_checks.lifespan(scope, receive, send)
         return
     traceparent = _traceparent(scope) if tracing.enabled() else None
     if traceparent is None:
@@ -77,27 +76,6 @@ async def _handle(scope: dict[str, Any], receive: Any, send: Any) -> None:
         await coroutines(scope, receive, send)
     else:
         await requests(scope, receive, send)  # type: ignore[arg-type]
-
-
-def _freezing_on_start(send: Any) -> Any:
-    """`send`, which freezes what start-up made (freeze_start_up) once it succeeded."""
-
-    async def sending(message: dict[str, Any]) -> None:
-        if message["type"] == "lifespan.startup.complete":
-            freeze_start_up()
-        await send(message)
-
-    return sending
-
-
-def freeze_start_up() -> None:
-    """Everything imported and made so far (Django, the URLconf and its views) lives as
-    long as the process: moved out of the collector's sight (gc.freeze), a full
-    collection under a thousand calls in flight walks only what the calls made, not
-    the libraries (as agents.serve)."""
-    get_resolver().url_patterns  # noqa: B018  (imports every view's module)
-    gc.collect()
-    gc.freeze()
 
 
 def _traceparent(scope: dict[str, Any]) -> str | None:

@@ -8,14 +8,22 @@ malformed key already stops it at import (kionga.secret_box). A database that is
 at start-up says nothing here: the listener starts and answers 503 until it is back.
 Done at start-up rather than at import, so importing a listener's module (tests do)
 never reads the database.
+
+Once the checks pass, what start-up made (Django, the URLconf and every view's module)
+is moved out of the cyclic collector's sight (gc.freeze): it lives as long as the
+process, and a full collection under load then walks only what requests made, not
+the ~100,000 objects of the libraries (each such pass took 50–170 ms of a gateway
+process's CPU, at a moment no request chose).
 """
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.db import connections
+from django.urls import get_resolver
 
 from kionga import secret_box
 from kionga.secret_storage import unknown_key_problems
@@ -31,6 +39,14 @@ def check_stored_keys() -> None:
         raise secret_box.SecretKeyError(" ".join(problems))
 
 
+def freeze_start_up() -> None:
+    """Everything imported and made so far lives as long as the process: moved out of
+    the collector's sight (see the module's docstring)."""
+    get_resolver().url_patterns  # noqa: B018  (imports every view's module)
+    gc.collect()
+    gc.freeze()
+
+
 async def lifespan(scope: dict[str, Any], receive: Any, send: Any) -> None:
     """The ASGI lifespan protocol: start-up fails (uvicorn exits) when a check does."""
     await receive()  # lifespan.startup
@@ -39,6 +55,7 @@ async def lifespan(scope: dict[str, Any], receive: Any, send: Any) -> None:
     except secret_box.SecretKeyError as exc:
         await send({"type": "lifespan.startup.failed", "message": f"SecretKeyError: {exc}"})
         return
+    freeze_start_up()
     await send({"type": "lifespan.startup.complete"})
     await receive()  # lifespan.shutdown
     await send({"type": "lifespan.shutdown.complete"})
