@@ -21,7 +21,6 @@ The HTTP parser is httptools with a bound on a request's head, 16 KiB within 10 
 
 from __future__ import annotations
 
-import gc
 import json
 import logging
 import socket
@@ -37,6 +36,7 @@ from agents.canary import load_canary
 from agents.http import BoundedHttpProtocol
 from agents.native_graph import ArtifactError, build_native
 from agents.runtime import Runtime
+from runner import heap
 from runner.env import Env, EnvError
 from runner.request import LLMConfig
 
@@ -88,9 +88,9 @@ def main() -> int:
                             log_level="warning", proxy_headers=False, server_header=False,
                             backlog=4096, timeout_graceful_shutdown=GRACEFUL_SECONDS)
     # What start-up made lives as long as the process: out of the collector's sight, a
-    # full collection under hundreds of turns does not walk the imported libraries.
-    gc.collect()
-    gc.freeze()
+    # full collection under hundreds of turns does not walk the imported libraries, and
+    # full collections are spaced wider (runner/heap.py).
+    heap.settle()
     # The bound port on one line (port 0 picks a free one): tests and scripts read it.
     if runtime.canary is not None:
         log.info("canary: version %s (%s) serves %d %% of the turns",

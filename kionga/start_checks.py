@@ -10,15 +10,13 @@ Done at start-up rather than at import, so importing a listener's module (tests 
 never reads the database.
 
 Once the checks pass, what start-up made (Django, the URLconf and every view's module)
-is moved out of the cyclic collector's sight (gc.freeze): it lives as long as the
-process, and a full collection under load then walks only what requests made, not
-the ~100,000 objects of the libraries (each such pass took 50–170 ms of a gateway
-process's CPU, at a moment no request chose).
+is moved out of the cyclic collector's sight and full collections are spaced wider
+(runner.heap.settle): a listener holds many streams and upstream calls at once, as a
+runner process holds runs.
 """
 
 from __future__ import annotations
 
-import gc
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -27,6 +25,7 @@ from django.urls import get_resolver
 
 from kionga import secret_box
 from kionga.secret_storage import unknown_key_problems
+from runner import heap
 
 
 def check_stored_keys() -> None:
@@ -43,8 +42,7 @@ def freeze_start_up() -> None:
     """Everything imported and made so far lives as long as the process: moved out of
     the collector's sight (see the module's docstring)."""
     get_resolver().url_patterns  # noqa: B018  (imports every view's module)
-    gc.collect()
-    gc.freeze()
+    heap.settle()
 
 
 async def lifespan(scope: dict[str, Any], receive: Any, send: Any) -> None:

@@ -50,7 +50,7 @@ from typing import Any, Final, NoReturn
 from celery import Celery, signals
 from kombu import Queue
 
-from runner import protocol, tracing
+from runner import heap, protocol, tracing
 from runner.env import EnvError
 from runner.health import HealthServer
 from runner.host import current_host, host
@@ -192,6 +192,7 @@ def prepare_pool_process(**_: Any) -> None:
         host(SETTINGS.process_runs, SETTINGS.process_cap)  # its event loop, for its first run
     # After Celery built its tracers for the child (before this signal): ours instead.
     execute_run.__trace__ = trace_run
+    heap.settle()  # a process holding hundreds of runs: runner/heap.py
 
 
 @signals.worker_process_shutdown.connect

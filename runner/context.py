@@ -31,9 +31,11 @@ class SubflowOutcome:
 RunSubflow = Callable[[str, str, str, "Clock"], Awaitable[SubflowOutcome]]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, weakref_slot=True)
 class RunContext:
-    """Shared by every node of one run (nested runs get their own, sharing services)."""
+    """Shared by every node of one run (nested runs get their own, sharing services).
+    Its run_subflow refers back to it weakly (runner.engine), so a run's state is freed
+    by reference counts when the run ends, not left to the cyclic collector."""
 
     request: RunRequest
     resources: ResourceClient

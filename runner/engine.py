@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import weakref
 from collections.abc import Coroutine
 from typing import Any
 
@@ -180,8 +181,15 @@ class _Subflows:
         self._plans: dict[str, Plan] = {}  # compiled once per run, shared by every depth
 
     def bind(self, parent: RunContext, depth: int) -> RunSubflow:
+        """`parent`'s run_subflow. It refers to `parent` weakly: the context holds it, and
+        a reference cycle would leave every run's state to a full collection of the
+        process's heap (runner/heap.py) instead of freeing it as the run ends."""
+        context = weakref.ref(parent)
+
         async def run(node_id: str, version: str, text: str, clock: Clock) -> SubflowOutcome:
-            return await self._run(parent, depth, node_id, version, text, clock)
+            caller = context()
+            assert caller is not None  # called through the context, which holds it
+            return await self._run(caller, depth, node_id, version, text, clock)
 
         return run
 

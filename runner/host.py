@@ -97,13 +97,18 @@ class RunHandle:
     flag: threading.Event = field(default_factory=threading.Event)
     stop: asyncio.Event | None = None
     task: asyncio.Task[str] | None = None
-    # Stops the run from any thread (the keeper's stop; set by the host): what the
-    # run's sink calls once it failed, so no poll asks every run about its sink.
-    halt: Callable[[], None] = lambda: None
+    # The host's stop (set by the host; halt calls it): a function of the handle, not a
+    # closure over it, so the handle is no reference cycle and goes with its run.
+    stopper: Callable[[RunHandle], None] = lambda _handle: None
     # Why the host ended the run (reason, code, message): its ending says so.
     ending: tuple[str, str, str] | None = None
     finishing: bool = False  # past the engine: a cancel would only cut its close short
     looked: bool = False  # the keeper has read its cancel key at least once
+
+    def halt(self) -> None:
+        """Stop the run from any thread (the keeper's stop): what the run's sink calls
+        once it failed, so no poll asks every run about its sink."""
+        self.stopper(self)
 
     def end(self, reason: str, code: str, message: str) -> None:
         """On the loop: stop the run; its terminal event becomes run.failed with `reason`."""
@@ -203,7 +208,7 @@ class RunHost:
         with self._room:
             self._room.wait_for(lambda: len(self._runs) < self.share, SHARE_WAIT_SECONDS)
         self._places.acquire()
-        handle.halt = lambda: self._stop(handle)
+        handle.stopper = self._stop
         self._runs[handle.run_id] = handle
         self._count_client(handle.client, 1)
         self._fresh.append(handle)
@@ -232,12 +237,17 @@ class RunHost:
             handle.stop.set()
         self._owners[task] = handle
         _RUN.set(handle)  # the run's own tasks inherit it (the task factory reads it)
+        # In a context of its own: a cancelled timer stays in the loop's heap until its
+        # time, and the run's context (_RUN) would keep the handle alive with it.
         timer = self.loop.call_later(handle.hard_limit, handle.end, "timeout", "timeout",
                                      f"the run outlived the runner's hard time limit "
-                                     f"({handle.hard_limit:g} s)")
+                                     f"({handle.hard_limit:g} s)", context=contextvars.Context())
         try:
             return await body(handle)
         finally:
+            # The task's context holds the handle (_RUN): without this, handle and task
+            # would be a reference cycle, freed only by a full collection.
+            handle.task = None
             timer.cancel()
             self._owners.pop(task, None)
             self._runs.pop(handle.run_id, None)
