@@ -88,9 +88,8 @@ def main() -> int:
                             log_level="warning", proxy_headers=False, server_header=False,
                             backlog=4096, timeout_graceful_shutdown=GRACEFUL_SECONDS)
     # What start-up made lives as long as the process: out of the collector's sight, a
-    # full collection under hundreds of turns does not walk the imported libraries, and
-    # full collections are spaced wider (runner/heap.py).
-    heap.settle()
+    # full collection under hundreds of turns does not walk the imported libraries.
+    heap.freeze()
     # The bound port on one line (port 0 picks a free one): tests and scripts read it.
     if runtime.canary is not None:
         log.info("canary: version %s (%s) serves %d %% of the turns",

@@ -10,9 +10,8 @@ Done at start-up rather than at import, so importing a listener's module (tests 
 never reads the database.
 
 Once the checks pass, what start-up made (Django, the URLconf and every view's module)
-is moved out of the cyclic collector's sight and full collections are spaced wider
-(runner.heap.settle): a listener holds many streams and upstream calls at once, as a
-runner process holds runs.
+is moved out of the cyclic collector's sight (runner.heap.freeze): it lives as long as
+the process, and a full collection under load walks only what requests made.
 """
 
 from __future__ import annotations
@@ -42,7 +41,7 @@ def freeze_start_up() -> None:
     """Everything imported and made so far lives as long as the process: moved out of
     the collector's sight (see the module's docstring)."""
     get_resolver().url_patterns  # noqa: B018  (imports every view's module)
-    heap.settle()
+    heap.freeze()
 
 
 async def lifespan(scope: dict[str, Any], receive: Any, send: Any) -> None:

@@ -192,7 +192,8 @@ def prepare_pool_process(**_: Any) -> None:
         host(SETTINGS.process_runs, SETTINGS.process_cap)  # its event loop, for its first run
     # After Celery built its tracers for the child (before this signal): ours instead.
     execute_run.__trace__ = trace_run
-    heap.settle()  # a process holding hundreds of runs: runner/heap.py
+    heap.freeze()  # a process holding hundreds of runs: runner/heap.py
+    heap.space_full_collections()
 
 
 @signals.worker_process_shutdown.connect

@@ -9,12 +9,15 @@ objects and everything imported: 150–260 ms of CPU, up to 0.8 s of wall time, 
 which none of the process's runs moved (measured with 500 runs in flight per runner
 process; bench/capacity.py). Hence, once start-up is done:
 
-- what it made (the libraries, the URLconf, the engine) is frozen out of the
-  collector's sight: it lives as long as the process, and no collection walks it;
-- full collections are spaced ten times wider (FULL_COLLECTION_EVERY middle ones).
-  Objects die by their reference counts as before; only garbage in reference cycles
-  waits longer for its collection, which the resident memory per run measured in
-  the same bench covers.
+- `freeze`: what start-up made (the libraries, the URLconf, the engine) is frozen out
+  of the collector's sight: it lives as long as the process, and no collection walks
+  it. Every long-lived process does this (runner pool processes, both listeners, a
+  deployed agent's runtime).
+- `space_full_collections`: full collections ten times wider (FULL_COLLECTION_EVERY
+  middle ones), in runner pool processes, whose runs leave nothing in reference cycles
+  (tests/runner/test_run_state_freed.py): their objects die by reference counts as the
+  runs end. Not in the listeners: Django's and DRF's request objects refer to each
+  other (request, view, parser context), and each request's would wait longer.
 """
 
 from __future__ import annotations
@@ -26,9 +29,13 @@ from typing import Final
 FULL_COLLECTION_EVERY: Final = 100
 
 
-def settle() -> None:
-    """Call once start-up is done: collect, freeze what is left, space full collections."""
+def freeze() -> None:
+    """Call once start-up is done: collect, then freeze what is left."""
     gc.collect()
     gc.freeze()
+
+
+def space_full_collections() -> None:
+    """A full collection every FULL_COLLECTION_EVERY collections of the middle generation."""
     youngest, middle, _oldest = gc.get_threshold()
     gc.set_threshold(youngest, middle, FULL_COLLECTION_EVERY)
