@@ -1,9 +1,9 @@
 """bench/capacity.py's load: N lanes (alternating projects) each start a run of input →
 model (the slow upstream) → output, wait for its end and start another, `--rounds`
 times. A start refused with 429 is counted and tried again after a pause (0.25 s
-doubling to 2 s), as a client would. `--sample` lanes follow their runs over SSE as
-the projects' viewers, each viewer within KIONGA_MAX_STREAMS_PER_USER streams at once;
-the others learn the end from the database.
+doubling to 2 s), as a client would. `--sample` lanes, spread over all of them,
+follow their runs over SSE as the projects' viewers, each viewer within
+KIONGA_MAX_STREAMS_PER_USER streams at once; the others learn the end from the database.
 
 Figures: in_flight (the most runs accepted and not ended at once), refusals,
 throughput_ratio (completed per second ÷ N / latency), the runner's and internal
@@ -88,11 +88,28 @@ def peak_overlap(spans: list[tuple[float, float]]) -> int:
     return peak
 
 
-def watcher_of(lane: int, projects: list[Project], per_user: int) -> str:
-    """The viewer token a sampled lane follows its runs with: its project's sampled lanes
-    in groups of `per_user` per viewer (a lane follows one stream at a time)."""
-    project = projects[lane % len(projects)]
-    return project.watchers[(lane // len(projects)) // per_user]
+def followed_lanes(lanes: int, sample: int, projects: int) -> dict[int, int]:
+    """The lanes that follow their runs over SSE (lane index → its place among them):
+    `sample` lanes spread evenly over all of them, each of the project of its place
+    (lane % projects == place % projects). Not the first ones: every wave of starts is
+    served in lane order, so the first lanes' runs start first and wait least, and a
+    sample of them would flatter the added latency."""
+    followed: dict[int, int] = {}
+    for place in range(sample):
+        index = place * lanes // sample
+        index += (place - index) % projects  # the place's project
+        followed[index] = place
+    if len(followed) < sample or max(followed) >= lanes:
+        return {place: place for place in range(sample)}  # too few lanes to spread
+    return followed
+
+
+def watcher_of(place: int, projects: list[Project], per_user: int) -> str:
+    """The viewer token the followed lane at `place` (followed_lanes) follows its runs
+    with: its project's followed lanes in groups of `per_user` per viewer (a lane follows
+    one stream at a time)."""
+    project = projects[place % len(projects)]
+    return project.watchers[(place // len(projects)) // per_user]
 
 
 def watchers_needed(sample: int, projects: int, per_user: int) -> int:
@@ -273,13 +290,15 @@ class Lanes:
     per_user: int  # KIONGA_MAX_STREAMS_PER_USER
     load: Load
     deadline: float
+    followed: dict[int, int]  # followed_lanes
 
 
 async def lane(index: int, lanes: Lanes) -> None:
     args, load = lanes.args, lanes.load
     count = len(lanes.projects)
     client, project = lanes.clients[index % count], lanes.projects[index % count]
-    watcher = watcher_of(index, lanes.projects, lanes.per_user) if index < args.sample else None
+    place = lanes.followed.get(index)
+    watcher = None if place is None else watcher_of(place, lanes.projects, lanes.per_user)
     loop = asyncio.get_running_loop()
     for round_ in range(args.rounds):
         if round_ and time.monotonic() > lanes.deadline:
@@ -392,7 +411,8 @@ async def run_load(stack: Stack, clients: list[AsyncClient], projects: list[Proj
     poller = asyncio.create_task(poll_ends(dsn, load, stop))
     sampler = asyncio.create_task(sample_memory(stack, peaks, stop))
     began = time.monotonic()
-    lanes = Lanes(clients, projects, args, per_user, load, began + args.max_seconds)
+    lanes = Lanes(clients, projects, args, per_user, load, began + args.max_seconds,
+                  followed_lanes(args.runs, args.sample, len(projects)))
     await asyncio.gather(*(lane(i, lanes) for i in range(args.runs)))
     elapsed = time.monotonic() - began
     stop.set()

@@ -2,7 +2,9 @@
 from their spans: its stack drops the test stack's capacity (KIONGA_DESIGNER_MAX_RUNS,
 the runner's --concurrency) unless the shell sets it, in_flight is the most runs
 accepted and not ended at one instant, and its sampled streams are followed by as many
-viewers as KIONGA_MAX_STREAMS_PER_USER needs (none past it); its steady figures count
+viewers as KIONGA_MAX_STREAMS_PER_USER needs (none past it), from lanes spread over all
+(each wave of starts is served in lane order: the first lanes' runs wait least); its
+steady figures count
 only the window between the first burst absorbed and the first lane done, at the lanes'
 cycle rate."""
 
@@ -12,7 +14,14 @@ from collections import Counter
 
 import pytest
 
-from bench.capacity_load import RunTimes, peak_overlap, steady, watcher_of, watchers_needed
+from bench.capacity_load import (
+    RunTimes,
+    followed_lanes,
+    peak_overlap,
+    steady,
+    watcher_of,
+    watchers_needed,
+)
 from bench.capacity_stack import DefaultStack, Project
 
 
@@ -47,6 +56,19 @@ def test_no_viewer_follows_more_streams_than_a_user_may(sample: int, per_user: i
     # Each lane follows as a viewer of its own project (lanes alternate projects).
     assert all(watcher_of(lane, projects, per_user).startswith("ab"[lane % 2])
                for lane in range(sample))
+
+
+@pytest.mark.parametrize(("lanes", "sample"), [(1000, 100), (40, 10), (101, 7), (10, 6),
+                                              (7, 7), (3, 2)])
+def test_the_followed_lanes_are_spread_over_all_and_keep_their_projects(
+        lanes: int, sample: int) -> None:
+    followed = followed_lanes(lanes, sample, 2)
+    assert sorted(followed.values()) == list(range(sample))  # every place, once
+    assert all(0 <= index < lanes for index in followed)
+    # A followed lane's place follows as a viewer of the lane's own project.
+    assert all(index % 2 == place % 2 for index, place in followed.items())
+    # Spread: the last wave's lanes are followed as well as the first one's.
+    assert max(followed) >= lanes - 2 * (lanes // sample) - 2
 
 
 def test_the_steady_window_leaves_out_the_burst_and_the_drain() -> None:
