@@ -2,8 +2,8 @@
 measures, stops it.
 
     .venv/bin/python bench/capacity.py [--runs N] [--latency S] [--chunks C] [--sample K]
-        [--approvals N] [--eval-cases N] [--judge-latency S] [--phases load,approvals,eval]
-        [--profile DIR]
+        [--rounds R] [--ramp S] [--approvals N] [--eval-cases N] [--judge-latency S]
+        [--phases load,approvals,eval] [--profile DIR]
 
 Starts, as the Procfile does, the gateway, internal listener, event ingester, the
 gateway's worker and the runner (tests/stack.py, without its test-size capacity:
@@ -14,7 +14,9 @@ a design input → model (`slow`) → output, and viewers who follow its sampled
 Then, of the phases asked for (default all, in this order):
 
 1. load (bench/capacity_load.py): N runs kept in flight; in_flight, refusals,
-   throughput_ratio, memory per run and per upstream call, added latency, sse_*;
+   throughput_ratio, memory per run and per upstream call, added latency, sse_*. The
+   lanes start at once (a burst of N starts, and waves of N after it), or spread over
+   `--ramp` seconds (with the upstream latency: runs arrive at an even pace);
 2. approvals (bench/capacity_approvals.py): approval_waiting_runs held while the same
    project still starts runs, and what they cost in memory;
 3. eval (bench/capacity_eval.py): eval_judged_cases_per_s with a slow judge.
@@ -100,6 +102,10 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--sample", type=int, default=None,
                         help="lanes that follow their runs over SSE (default N/10, ≥ 10)")
     parser.add_argument("--rounds", type=int, default=4, help="runs per lane")
+    parser.add_argument("--ramp", type=float, default=0.0,
+                        help="seconds over which the lanes' first starts are spread (0: "
+                             "all at once, a burst; the upstream latency: the lanes' runs "
+                             "arrive at an even pace instead of in waves)")
     parser.add_argument("--max-seconds", type=float, default=60.0,
                         help="no new start in the load after this")
     parser.add_argument("--approvals", type=int, default=None,

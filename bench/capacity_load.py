@@ -300,6 +300,8 @@ async def lane(index: int, lanes: Lanes) -> None:
     place = lanes.followed.get(index)
     watcher = None if place is None else watcher_of(place, lanes.projects, lanes.per_user)
     loop = asyncio.get_running_loop()
+    if args.ramp:
+        await asyncio.sleep(index * args.ramp / args.runs)
     for round_ in range(args.rounds):
         if round_ and time.monotonic() > lanes.deadline:
             return
@@ -428,7 +430,7 @@ async def create_designs(clients: list[AsyncClient], projects: list[Project]) ->
 async def warm_up(stack: Stack, clients: list[AsyncClient], projects: list[Project],
                   args: argparse.Namespace, dsn: str, per_user: int) -> None:
     """Every process and connection warm: one slow run per project, followed."""
-    warm = argparse.Namespace(**{**vars(args), "runs": 2, "rounds": 1, "sample": 2})
+    warm = argparse.Namespace(**{**vars(args), "runs": 2, "rounds": 1, "sample": 2, "ramp": 0.0})
     await run_load(stack, clients, projects, warm, dsn, per_user)
 
 
