@@ -15,6 +15,7 @@ from celery import Celery
 from runner import protocol
 from runner.settings import RunnerSettings, load_settings
 from runner.sink import sink_client
+from runner.worker import close_listener_session
 from tests.runner_process.runner_kit import REDIS_URL, TOKEN, Worker, client_app
 
 
@@ -27,6 +28,14 @@ def rds() -> Iterator[redis.Redis]:
     client.xtrim(protocol.INGEST_STREAM, maxlen=50_000, approximate=True)
     yield client
     client.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def listener_session_closed() -> Iterator[None]:
+    """Runs made in this process (runner.worker.execute) share its host's session to the
+    listener: closed at the end, as when a pool process exits, not left to the exit."""
+    yield
+    close_listener_session()
 
 
 @pytest.fixture(scope="session")
