@@ -11,8 +11,9 @@ process; bench/capacity.py). Hence, once start-up is done:
 
 - `freeze`: what start-up made (the libraries, the URLconf, the engine) is frozen out
   of the collector's sight: it lives as long as the process, and no collection walks
-  it. Every long-lived process does this (runner pool processes, both listeners, a
-  deployed agent's runtime).
+  it. The processes that hold many runs, streams or calls at once do this (runner
+  pool processes, both listeners, a deployed agent's runtime); the ingester and
+  Celery's parent processes hold few objects and do not.
 - `space_full_collections`: full collections ten times wider (FULL_COLLECTION_EVERY
   middle ones), in runner pool processes, whose runs leave nothing in reference cycles
   (tests/runner/test_run_state_freed.py): their objects die by reference counts as the
