@@ -57,7 +57,8 @@ def on_loop(scope: dict[str, Any]) -> bool:
 
 async def dispatch(scope: dict[str, Any], receive: Any, send: Any) -> None:
     if scope["type"] == "lifespan":
-        await start_checks.lifespan(scope, receive, send)
+        # Its calls leave nothing in reference cycles (tests/test_internal_call_freed.py).
+        await start_checks.lifespan(scope, receive, send, spaced=True)
         return
     traceparent = _traceparent(scope) if tracing.enabled() else None
     if traceparent is None:

@@ -71,6 +71,26 @@ def response_headers(response: HttpResponseBase) -> list[tuple[bytes, bytes]]:
     return headers
 
 
+async def watch_disconnect(receive: Any) -> None:
+    """Return when the client is gone. Django's listen_for_disconnect raises
+    RequestAborted instead, and uvicorn says http.disconnect after every answer: each
+    request left an exception whose traceback held the request's frames, its task and
+    everything they refer to in a reference cycle, freed only by a full collection once
+    a long call had aged (runner/heap.py)."""
+    message = await receive()
+    if message["type"] != "http.disconnect":
+        raise AssertionError(f"Invalid ASGI message after request body: {message['type']}")
+
+
+def let_go_of_context(response: HttpResponseBase) -> None:
+    """A sent DRF Response refers to itself, its view and its request through its
+    renderer context: emptied, they are freed by reference counts, not left in a cycle
+    for a full collection (runs.loop_view.let_go breaks the view's and the request's)."""
+    context = getattr(response, "renderer_context", None)
+    if isinstance(context, dict):
+        context.clear()
+
+
 class LoopEdgesHandler(ASGIHandler):
     """Django's ASGI handler without its per-request thread (ThreadSensitiveContext:
     one thread made for the request and kept until it ends, one idle thread per call in
@@ -109,7 +129,7 @@ class LoopEdgesHandler(ASGIHandler):
             return response
 
         # The disconnect watch first: its task is checked (and cancelled) first.
-        watch = asyncio.create_task(self.listen_for_disconnect(receive))
+        watch = asyncio.create_task(watch_disconnect(receive))
         work = asyncio.create_task(process_request())
         tasks: list[asyncio.Task[Any]] = [watch, work]
         try:
@@ -133,6 +153,7 @@ class LoopEdgesHandler(ASGIHandler):
             else:
                 # Its closers (none for an async iterator) and request_finished.
                 response.close()
+                let_go_of_context(response)
         finally:
             body_file.close()
 

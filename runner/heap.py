@@ -15,10 +15,12 @@ process; bench/capacity.py). Hence, once start-up is done:
   pool processes, both listeners, a deployed agent's runtime); the ingester and
   Celery's parent processes hold few objects and do not.
 - `space_full_collections`: full collections ten times wider (FULL_COLLECTION_EVERY
-  middle ones), in runner pool processes, whose runs leave nothing in reference cycles
-  (tests/runner/test_run_state_freed.py): their objects die by reference counts as the
-  runs end. Not in the listeners: Django's and DRF's request objects refer to each
-  other (request, view, parser context), and each request's would wait longer.
+  middle ones), in the processes whose work leaves nothing in reference cycles, so
+  that its objects die by reference counts as it ends: runner pool processes (their
+  runs: tests/runner/test_run_state_freed.py) and the internal listener (its resource
+  calls: tests/test_internal_call_freed.py). Not the public listener: Django's and
+  DRF's objects of its ordinary requests refer to each other (request, view, parser
+  context, sessions and messages), and each request's would wait longer.
 """
 
 from __future__ import annotations

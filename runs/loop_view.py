@@ -19,6 +19,7 @@ from asgiref.sync import AsyncToSync, sync_to_async
 from django.http import HttpRequest
 from django.http.response import HttpResponseBase
 from rest_framework.decorators import api_view
+from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from kionga.loop_handler import OWN_LOOP
@@ -57,8 +58,21 @@ class LoopAPIView(APIView):
                 response = await response
         except Exception as exc:
             response = self.handle_exception(exc)
-        self.response = self.finalize_response(drf_request, response, *args, **kwargs)
-        return self.response
+        answer = self.finalize_response(drf_request, response, *args, **kwargs)
+        let_go(self, drf_request)
+        return answer
+
+
+def let_go(view: APIView, request: Request) -> None:
+    """Break the reference cycle DRF leaves between a view and its request (the view's
+    `request`; the request's parser context, holding the view and the request itself),
+    once the view is done: nothing parses the body after it. A resource call lives for
+    seconds, so its objects age out of the young generations and, left in a cycle,
+    would wait for a full collection (runner/heap.py) instead of being freed as the
+    call ends. (A Response's renderer context, needed until it is rendered, is
+    kionga.loop_handler's.)"""
+    request.parser_context = {}
+    view.__dict__.pop("request", None)
 
 
 def loop_view(methods: list[str]) -> Callable[[Callable[..., Awaitable[Any]]], Any]:
