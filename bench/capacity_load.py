@@ -28,11 +28,12 @@ import signal
 import subprocess
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import psycopg
+import redis.asyncio
 
 from bench.capacity_stack import (
     DB_NAME,
@@ -59,7 +60,12 @@ from tests.stack import VENV_BIN, Stack
 
 RETRY_PAUSE = 0.25  # after a 429 (the answers carry no Retry-After), doubling ...
 MAX_RETRY_PAUSE = 2.0  # ... up to this
-POLL = 0.1  # the database poll that sees the ends of the runs nobody follows
+# A run's end reaches its lane as the product's run.ended notice (Redis pub/sub, what
+# the admin's runs list listens to); a database poll this often catches any notice
+# missed. Polling every 0.1 s for every run in flight (the way before) cost ~0.9 ms of
+# a PostgreSQL backend's CPU per run, on the same two cores as the stack.
+POLL = 2.0
+NOTICES = "events_channel"  # kionga.notices.PUBSUB_CHANNEL
 TERMINAL = ("run.completed", "run.failed", "run.cancelled")
 MAX_RESUMES = 5  # a followed stream cut this many times is given up (its run's rest: lost)
 
@@ -120,13 +126,15 @@ def watchers_needed(sample: int, projects: int, per_user: int) -> int:
 @dataclass(frozen=True)
 class RunTimes:
     """One run of a lane, epoch s: its POST sent and accepted, its end stored by the
-    runner, and its terminal event read over SSE (None when not followed)."""
+    runner (read after the load: `settle`), and its terminal event read over SSE (None
+    when not followed)."""
 
     lane: int
+    run_id: str
     sent: float
     accepted: float
-    finished: float
     arrived: float | None
+    finished: float = 0.0
 
 
 @dataclass
@@ -146,10 +154,10 @@ class Load:
     sse_refused: Counter[str] = field(default_factory=Counter)  # stream opens refused
     sse_resumed: int = 0  # streams cut mid-run and opened again with Last-Event-ID
     sse_given_up: int = 0  # streams cut more than MAX_RESUMES times
-    # run ID → future of (status, runner's end time as epoch s), set (and the entry
-    # dropped) by the poller
-    pending: dict[str, asyncio.Future[tuple[str, float]]] = field(default_factory=dict)
-    poll_ms: float = 0.0  # CPU of the database backend that served the poller
+    # run ID → future set (and the entry dropped) when the run's end is stored: by its
+    # run.ended notice (listen_ends) or the fallback poll (poll_ends)
+    pending: dict[str, asyncio.Future[None]] = field(default_factory=dict)
+    poll_ms: float = 0.0  # CPU of the database backend that served the poller and `settle`
     runs: list[RunTimes] = field(default_factory=list)
 
 
@@ -240,32 +248,81 @@ async def follow(client: AsyncClient, design: str, run_id: str, token: str,
     return seen, None
 
 
+def ended(load: Load, run_id: str) -> None:
+    future = load.pending.pop(run_id, None)
+    if future is not None and not future.done():
+        future.set_result(None)
+
+
+async def listen_ends(redis_url: str, load: Load, ready: asyncio.Event,
+                      stop: asyncio.Event) -> None:
+    """Resolve the pending runs' futures as their run.ended notices arrive."""
+    client = redis.asyncio.Redis.from_url(redis_url)
+    pubsub = client.pubsub()
+    await pubsub.subscribe(NOTICES)
+    ready.set()
+    try:
+        while not stop.is_set():
+            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.5)
+            if message is None:
+                continue
+            data = json.loads(json.loads(message["data"])["data"])
+            if data.get("kind") == "run.ended":
+                ended(load, str(data["run_id"]))
+    finally:
+        await pubsub.aclose()
+        await client.aclose()
+
+
 async def poll_ends(dsn: str, load: Load, stop: asyncio.Event) -> None:
-    """Resolve the pending runs' futures as their ends are stored. The CPU of the
-    PostgreSQL backend serving these queries is the bench's, not the stack's: it goes
-    to load.poll_ms (its backend ends with the connection, before the stack's meter
-    reads the database's backends)."""
+    """Resolve the pending runs whose end is stored but whose notice was missed. The
+    CPU of the PostgreSQL backend serving these queries is the bench's, not the
+    stack's: it goes to load.poll_ms (its backend ends with the connection, before the
+    stack's meter reads the database's backends)."""
     async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
         row = await (await conn.execute("SELECT pg_backend_pid()")).fetchone()
         backend = int(row[0]) if row else 0
         began = pid_cpu_ms(backend)
         while not stop.is_set():
+            await asyncio.sleep(POLL)
             if load.pending:
-                # One array literal joined in C, not a list adapted item by item: this
-                # query runs ten times a second with every run in flight in it.
+                # One array literal joined in C, not a list adapted item by item.
                 ids = "{" + ",".join(load.pending) + "}"
                 rows = await (await conn.execute(
-                    "SELECT id::text, status, extract(epoch FROM finished_at)::float8, "
-                    "coalesce(error->>'code', '') FROM runs_run WHERE id = ANY(%s::uuid[]) "
+                    "SELECT id::text FROM runs_run WHERE id = ANY(%s::uuid[]) "
                     "AND finished_at IS NOT NULL", [ids])).fetchall()
-                for run_id, status, finished, code in rows:
-                    future = load.pending.get(run_id)
-                    if future is not None and not future.done():
-                        future.set_result((str(status) if status == "completed" else
-                                           f"{status}:{code}", float(finished)))
-                    load.pending.pop(run_id, None)
-            await asyncio.sleep(POLL)
+                for (run_id,) in rows:
+                    ended(load, str(run_id))
         load.poll_ms += pid_cpu_ms(backend) - began
+
+
+async def settle(dsn: str, load: Load, latency: float) -> None:
+    """After the load: each run's status and end stored by the runner, in one query, and
+    the figures that need them."""
+    ids = "{" + ",".join(run.run_id for run in load.runs) + "}"
+    async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
+        row = await (await conn.execute("SELECT pg_backend_pid()")).fetchone()
+        backend = int(row[0]) if row else 0
+        began = pid_cpu_ms(backend)
+        rows = await (await conn.execute(
+            "SELECT id::text, status, extract(epoch FROM finished_at)::float8, "
+            "coalesce(error->>'code', '') FROM runs_run WHERE id = ANY(%s::uuid[])",
+            [ids])).fetchall()
+        load.poll_ms += pid_cpu_ms(backend) - began
+    ends = {str(run_id): (str(status), float(finished or 0.0), str(code))
+            for run_id, status, finished, code in rows}
+    settled = []
+    for run in load.runs:
+        status, finished, code = ends[run.run_id]
+        settled.append(replace(run, finished=finished))
+        load.spans.append((run.accepted, finished))
+        if status == "completed":
+            load.completed += 1
+        else:
+            load.failed += 1
+            load.failures[f"{status}:{code}"] += 1
+        load.added_runner.append((finished - run.sent - latency) * 1000)
+    load.runs = settled
 
 
 async def count_lost(dsn: str, seen: dict[str, set[int]]) -> int:
@@ -310,26 +367,19 @@ async def lane(index: int, lanes: Lanes) -> None:
         if started is None:
             return
         run_id, sent, accepted = started
-        future: asyncio.Future[tuple[str, float]] = loop.create_future()
+        future: asyncio.Future[None] = loop.create_future()
         load.pending[run_id] = future
         followed = None
         if watcher is not None:
             followed = await follow(client, project.design, run_id, watcher, load)
-        status, finished = await future
-        load.spans.append((accepted, finished))
-        if status == "completed":
-            load.completed += 1
-        else:
-            load.failed += 1
-            load.failures[status] += 1
-        load.added_runner.append((finished - sent - args.latency) * 1000)
+        await future
         arrived = None
         if followed is not None:
             seen, arrived = followed
             load.seen[run_id] = seen
             if arrived is not None:
                 load.added_sse.append((arrived - sent - args.latency) * 1000)
-        load.runs.append(RunTimes(index, sent, accepted, finished, arrived))
+        load.runs.append(RunTimes(index, run_id, sent, accepted, arrived))
 
 
 def lane_rates(runs: list[RunTimes], begin: float, end: float) -> float:
@@ -408,8 +458,10 @@ async def sample_memory(stack: Stack, peaks: dict[str, int], stop: asyncio.Event
 async def run_load(stack: Stack, clients: list[AsyncClient], projects: list[Project],
                    args: argparse.Namespace, dsn: str,
                    per_user: int) -> tuple[Load, float, dict[str, int]]:
-    load, stop = Load(), asyncio.Event()
+    load, stop, listening = Load(), asyncio.Event(), asyncio.Event()
     peaks: dict[str, int] = {}
+    listener = asyncio.create_task(listen_ends(stack.redis_url, load, listening, stop))
+    await listening.wait()
     poller = asyncio.create_task(poll_ends(dsn, load, stop))
     sampler = asyncio.create_task(sample_memory(stack, peaks, stop))
     began = time.monotonic()
@@ -418,7 +470,8 @@ async def run_load(stack: Stack, clients: list[AsyncClient], projects: list[Proj
     await asyncio.gather(*(lane(i, lanes) for i in range(args.runs)))
     elapsed = time.monotonic() - began
     stop.set()
-    await asyncio.gather(poller, sampler)
+    await asyncio.gather(listener, poller, sampler)
+    await settle(dsn, load, args.latency)
     return load, elapsed, peaks
 
 

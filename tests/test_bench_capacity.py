@@ -81,8 +81,8 @@ def test_the_steady_window_leaves_out_the_burst_and_the_drain() -> None:
         for round_ in range(3):
             finished = sent + latency + (0.5 if round_ else 3.0)  # the burst's runs wait
             followed = sent + latency + 0.2 if lane == 0 else None
-            runs.append(RunTimes(lane, sent, sent + (0.1 if round_ else 0.0), finished,
-                                 followed))
+            runs.append(RunTimes(lane, f"{lane}-{round_}", sent,
+                                 sent + (0.1 if round_ else 0.0), followed, finished))
             sent = finished
     figures = steady(runs, lanes=2, latency=latency)
     # Window [4.0, 34.0): lane 0 ended at 13, 23.5, 34; lane 1 at 17, 27.5, 38.
@@ -100,7 +100,7 @@ def test_the_steady_window_leaves_out_the_burst_and_the_drain() -> None:
 
 def test_no_steady_window_without_enough_rounds() -> None:
     # The last lane's run was accepted at 2 s: 8.5 s of window, less than a latency.
-    one_round = [RunTimes(lane, 0.0, lane * 1.0, 10.5, None) for lane in range(3)]
+    one_round = [RunTimes(lane, str(lane), 0.0, lane * 1.0, None, 10.5) for lane in range(3)]
     assert steady(one_round, lanes=3, latency=10.0) == {}
     assert steady(one_round[:2], lanes=3, latency=10.0) == {}  # a lane never started
 
@@ -110,8 +110,8 @@ def test_lanes_ending_in_waves_count_at_their_cycles_rate() -> None:
     before a wave leaves it out of the runs ended in the window, not out of the lanes'
     rate."""
     latency, cycle = 10.0, 10.5
-    runs = [RunTimes(lane, first + round_ * cycle, first + round_ * cycle,
-                     first + (round_ + 1) * cycle, None)
+    runs = [RunTimes(lane, f"{lane}-{round_}", first + round_ * cycle, first + round_ * cycle,
+                     None, first + (round_ + 1) * cycle)
             for lane, first in ((0, 0.0), (1, 0.0), (2, 3.0))
             for round_ in range(4)]
     figures = steady(runs, lanes=3, latency=latency)
