@@ -7,11 +7,8 @@ spaces out (runner/heap.py), and every full collection would walk them."""
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -20,6 +17,7 @@ from django.contrib.auth.models import User
 from kionga import settings_internal
 from kionga.models import Project
 from kionga.resource_models import ModelEndpoint
+from tests.cyclic_garbage import cyclic_garbage
 from tests.internal_helpers import start_run
 from tests.keepalive_peer import KeepAlivePeer
 
@@ -28,23 +26,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 CALL_OBJECTS = {"ASGIRequest", "Request", "EventStream", "RequestAborted", "Response",
                 "HttpResponse", "StorableJSONParser", "RunCredentialAuthentication"}
-
-
-@contextmanager
-def cyclic_garbage() -> Iterator[list[str]]:
-    """The type names of what the block left in reference cycles."""
-    found: list[str] = []
-    gc.collect()
-    gc.disable()
-    try:
-        yield found
-        gc.set_debug(gc.DEBUG_SAVEALL)
-        gc.collect()
-        found.extend(type(garbage).__qualname__ for garbage in gc.garbage)
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
-        gc.enable()
 
 
 async def call(app: Any, credential: str, body: dict[str, Any], accept: str) -> bytes:

@@ -5,35 +5,17 @@ one of them, and every full collection would walk it."""
 
 from __future__ import annotations
 
-import gc
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from engine_kit import chain, graph, run
 
+from tests.cyclic_garbage import cyclic_garbage
+
 ROOT = Path(__file__).resolve().parents[2]
 RUN_STATE = {"RunContext", "Emitter", "ForwardingEmitter", "Redactor", "RunRequest",
              "Scheduler", "Budgets", "InMemoryResources", "RunHandle"}
-
-
-@contextmanager
-def cyclic_garbage() -> Iterator[list[str]]:
-    """The type names of what the block left in reference cycles (and nothing else)."""
-    found: list[str] = []
-    gc.collect()
-    gc.disable()
-    try:
-        yield found
-        gc.set_debug(gc.DEBUG_SAVEALL)
-        gc.collect()
-        found.extend(type(garbage).__qualname__ for garbage in gc.garbage)
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
-        gc.enable()
 
 
 def test_a_finished_runs_state_is_in_no_reference_cycle() -> None:
