@@ -12,8 +12,9 @@ process; bench/capacity.py). Hence, once start-up is done:
 - `freeze`: what start-up made (the libraries, the URLconf, the engine) is frozen out
   of the collector's sight: it lives as long as the process, and no collection walks
   it. The processes that hold many runs, streams or calls at once do this (runner
-  pool processes, both listeners, a deployed agent's runtime); the ingester and
-  Celery's parent processes hold few objects and do not.
+  pool processes, both listeners, a deployed agent's runtime), and the events
+  ingester, whose full collections walked everything imported (up to 130 ms each,
+  storing no event meanwhile); Celery's parent processes hold few objects and do not.
 - `space_full_collections`: full collections ten times wider (FULL_COLLECTION_EVERY
   middle ones), in the processes whose work leaves nothing in reference cycles, so
   that its objects die by reference counts as it ends: runner pool processes (their
