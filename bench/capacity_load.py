@@ -3,7 +3,8 @@ model (the slow upstream) → output, wait for its end and start another, `--rou
 times. A start refused with 429 is counted and tried again after a pause (0.25 s
 doubling to 2 s), as a client would. `--sample` lanes, spread over all of them,
 follow their runs over SSE as the projects' viewers, each viewer within
-KIONGA_MAX_STREAMS_PER_USER streams at once; the others learn the end from the database.
+KIONGA_MAX_STREAMS_PER_USER streams at once; every lane learns of its run's end from the
+product's run.ended notice (a slow database poll catches any notice missed).
 
 Figures: in_flight (the most runs accepted and not ended at once), refusals,
 throughput_ratio (completed per second ÷ N / latency), the runner's and internal
@@ -28,6 +29,8 @@ import signal
 import subprocess
 import time
 from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -274,15 +277,24 @@ async def listen_ends(redis_url: str, load: Load, ready: asyncio.Event,
         await client.aclose()
 
 
-async def poll_ends(dsn: str, load: Load, stop: asyncio.Event) -> None:
-    """Resolve the pending runs whose end is stored but whose notice was missed. The
-    CPU of the PostgreSQL backend serving these queries is the bench's, not the
-    stack's: it goes to load.poll_ms (its backend ends with the connection, before the
-    stack's meter reads the database's backends)."""
+@asynccontextmanager
+async def bench_connection(dsn: str, load: Load) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+    """A database connection of the bench's own. The CPU of the PostgreSQL backend
+    serving it is the bench's, not the stack's: it goes to load.poll_ms (its backend
+    ends with the connection, before the stack's meter reads the database's backends)."""
     async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
         row = await (await conn.execute("SELECT pg_backend_pid()")).fetchone()
         backend = int(row[0]) if row else 0
         began = pid_cpu_ms(backend)
+        try:
+            yield conn
+        finally:
+            load.poll_ms += pid_cpu_ms(backend) - began
+
+
+async def poll_ends(dsn: str, load: Load, stop: asyncio.Event) -> None:
+    """Resolve the pending runs whose end is stored but whose notice was missed."""
+    async with bench_connection(dsn, load) as conn:
         while not stop.is_set():
             await asyncio.sleep(POLL)
             if load.pending:
@@ -293,22 +305,17 @@ async def poll_ends(dsn: str, load: Load, stop: asyncio.Event) -> None:
                     "AND finished_at IS NOT NULL", [ids])).fetchall()
                 for (run_id,) in rows:
                     ended(load, str(run_id))
-        load.poll_ms += pid_cpu_ms(backend) - began
 
 
 async def settle(dsn: str, load: Load, latency: float) -> None:
     """After the load: each run's status and end stored by the runner, in one query, and
     the figures that need them."""
     ids = "{" + ",".join(run.run_id for run in load.runs) + "}"
-    async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
-        row = await (await conn.execute("SELECT pg_backend_pid()")).fetchone()
-        backend = int(row[0]) if row else 0
-        began = pid_cpu_ms(backend)
+    async with bench_connection(dsn, load) as conn:
         rows = await (await conn.execute(
             "SELECT id::text, status, extract(epoch FROM finished_at)::float8, "
             "coalesce(error->>'code', '') FROM runs_run WHERE id = ANY(%s::uuid[])",
             [ids])).fetchall()
-        load.poll_ms += pid_cpu_ms(backend) - began
     ends = {str(run_id): (str(status), float(finished or 0.0), str(code))
             for run_id, status, finished, code in rows}
     settled = []

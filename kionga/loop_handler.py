@@ -136,10 +136,9 @@ class LoopEdgesHandler(ASGIHandler):
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
             for task in tasks:
                 if task.done():
-                    try:
-                        task.result()
-                    except RequestAborted:
-                        pass  # the client left
+                    # Neither raises RequestAborted: the watch returns when the client
+                    # left, and Django's handler turns a view's exceptions into answers.
+                    task.result()
                 else:
                     task.cancel()  # the view may handle its cancellation
                     try:
