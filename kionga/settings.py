@@ -468,6 +468,20 @@ KIONGA_UPSTREAM_CALLS_PER_PROJECT = env.integer("KIONGA_UPSTREAM_CALLS_PER_PROJE
                                                 within=(1, 100_000))
 KIONGA_UPSTREAM_CALLS_PER_RESOURCE = env.integer("KIONGA_UPSTREAM_CALLS_PER_RESOURCE", 500,
                                                  within=(1, 100_000))
+# How long the internal listener waits for a model's answer (each read of a streamed
+# one) and for a function, API connection or MCP tool (runs.internal.actions). With the
+# wait for a call slot (its SLOT_WAIT) both stay below the default of the runner client's
+# KIONGA_RUNNER_HTTP_TIMEOUT, so the runner gets the listener's clean 503 instead of a
+# timeout of its own: hence the defaults are also the most. Tests lower them to see an
+# upstream cut off without waiting the whole time.
+MODEL_TIMEOUT_MAX_SECONDS = 25
+CALL_TIMEOUT_MAX_SECONDS = 20
+KIONGA_MODEL_TIMEOUT_SECONDS = env.integer("KIONGA_MODEL_TIMEOUT_SECONDS",
+                                           MODEL_TIMEOUT_MAX_SECONDS,
+                                           within=(1, MODEL_TIMEOUT_MAX_SECONDS))
+KIONGA_CALL_TIMEOUT_SECONDS = env.integer("KIONGA_CALL_TIMEOUT_SECONDS",
+                                          CALL_TIMEOUT_MAX_SECONDS,
+                                          within=(1, CALL_TIMEOUT_MAX_SECONDS))
 
 LOGGING = {
     "version": 1,

@@ -27,6 +27,10 @@ pytestmark = [pytest.mark.django_db(transaction=True),
 
 MESSAGES = {"messages": [{"role": "user", "content": "hi"}]}
 PROMPT = 2.0  # seconds: what "at once" means on a loaded 2-core test machine
+# The listener's model timeout in the dripping test (KIONGA_MODEL_TIMEOUT_SECONDS, 25 s by
+# default): room for the calls to get in flight and for the two prompt answers (2 *
+# PROMPT) before the first call is cut.
+CUT_SECONDS = 8
 
 
 def status_of(pid: int) -> dict[str, int]:
@@ -77,9 +81,13 @@ def timed(call: Callable[[], httpx.Response]) -> tuple[int, float]:
     return call().status_code, time.monotonic() - started
 
 
+# Long enough for all of a test's calls to be in flight before the first one answers.
+LATENCY = 6.0
+
+
 @pytest.fixture
 def peer() -> Iterator[OpenAIPeer]:
-    with OpenAIPeer(latency=6.0, drip_seconds=3.0).serving() as served:
+    with OpenAIPeer(latency=LATENCY, drip_seconds=3.0).serving() as served:
         yield served
 
 
@@ -98,7 +106,8 @@ def test_a_dripping_upstream_stalls_neither_health_nor_another_project(
     KnowledgeDocument.objects.create(knowledge_base=kb, title="Refunds", text="Refunds in 14 days.")
     _, dripping = start_run(carol, acme)
     _, other = start_run(mallory, evil)
-    with internal_listener_process() as (base, _process):
+    with internal_listener_process(KIONGA_MODEL_TIMEOUT_SECONDS=str(CUT_SECONDS)) as (
+            base, _process):
         ends = calls_in_background(base, dripping, calls)
         all_in_flight(peer, calls, ends)  # none waits for a worker
         health = timed(lambda: httpx.get(base.removesuffix("/api/v1") + "/healthz", timeout=30))
@@ -119,7 +128,11 @@ def test_calls_in_flight_cost_no_thread_each(
     slow_model(acme, peer)
     _, credential = start_run(carol, acme)
     with internal_listener_process() as (base, process):
-        calls_in_background(base, credential, 5)()  # warm: imports, pools, first requests
+        # Warm: imports, pools, first requests. They need not be slow (the peer reads its
+        # latency at each request), only the measured ones must all be in flight at once.
+        peer.latency = 0.0
+        calls_in_background(base, credential, 5)()
+        peer.latency = LATENCY
         idle = status_of(process.pid)
         ends = calls_in_background(base, credential, calls)
         all_in_flight(peer, calls, ends)

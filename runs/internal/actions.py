@@ -14,6 +14,8 @@ from collections.abc import AsyncGenerator, Callable
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
+
 from kionga import mcp_client, mcp_tools, parsers, upstream
 from kionga.builtin_tools import BUILTIN_TOOLS, ToolError
 from kionga.errors import APIError, describe, error_body
@@ -39,10 +41,12 @@ from runs.loop_view import in_thread
 from runs.models import Run
 
 # With SLOT_WAIT, below the runner client's 30 s default, so the runner gets our clean
-# 503 instead of a timeout of its own. A streamed answer may take longer in all: each
-# read waits at most MODEL_TIMEOUT, and the node's own timeout bounds the whole.
-MODEL_TIMEOUT = 25.0
-CALL_TIMEOUT = 20.0
+# 503 instead of a timeout of its own (KIONGA_MODEL_TIMEOUT_SECONDS and
+# KIONGA_CALL_TIMEOUT_SECONDS are at most their defaults, kionga.settings). A streamed
+# answer may take longer in all: each read waits at most MODEL_TIMEOUT, and the node's
+# own timeout bounds the whole.
+MODEL_TIMEOUT = float(settings.KIONGA_MODEL_TIMEOUT_SECONDS)
+CALL_TIMEOUT = float(settings.KIONGA_CALL_TIMEOUT_SECONDS)
 SLOT_WAIT = 4.0
 COST_PLACES = Decimal("0.000001")
 
