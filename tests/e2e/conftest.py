@@ -16,6 +16,11 @@ from tests.otlp_receiver import receiver  # noqa: F401 (fixture)
 from tests.sse_frames import frames as frames_of
 from tests.stack import Stack
 
+# The stack's internal listener gives up on a function, API connection or MCP tool after
+# this many seconds (KIONGA_CALL_TIMEOUT_SECONDS, 20 by default): a hanging server fails
+# its node that soon. The peers here answer on loopback well within it.
+CALL_TIMEOUT_SECONDS = 5
+
 
 @pytest.fixture(scope="package")
 def stack(django_db_setup: Any, django_db_blocker: Any) -> Iterator[Stack]:
@@ -27,7 +32,8 @@ def stack(django_db_setup: Any, django_db_blocker: Any) -> Iterator[Stack]:
     # Streams re-check their access every second: tests see a revocation end one soon.
     # Its gateway checks the passwords of the people made here with the suite's hasher.
     running = Stack(database_url=url, stream_recheck_seconds=1,
-                    settings_module="tests.stack_settings").start()
+                    settings_module="tests.stack_settings",
+                    extra_env={"KIONGA_CALL_TIMEOUT_SECONDS": str(CALL_TIMEOUT_SECONDS)}).start()
     yield running
     running.stop()
 

@@ -17,7 +17,7 @@ import pytest
 from kionga.resource_models import McpServer
 from runs.models import NodeRecord, RunEvent
 from tests.conftest import Api
-from tests.e2e.conftest import Http
+from tests.e2e.conftest import CALL_TIMEOUT_SECONDS, Http
 from tests.e2e.helpers import schema_problems, wait_stored
 from tests.mcp_peer import McpPeer, mcp_peer
 from tests.stack import Stack
@@ -119,7 +119,7 @@ def test_a_server_that_hangs_fails_the_node_within_the_call_timeout(
     assert done["status"] == "completed"  # down the error branch
     assert failure(done) == {"code": "resource_unavailable", "message":
                              "functions/mcp%3Apeer%2Fhang/invoke: MCP tool 'mcp:peer/hang' "
-                             "did not answer within 20 s."}
+                             f"did not answer within {CALL_TIMEOUT_SECONDS} s."}
     assert done["output"].startswith("failed: ")
 
 
