@@ -86,6 +86,14 @@ class NoticeStream:
         self.client.close()
 
 
+def subscription_broke(stack: Stack, since: int) -> bool:
+    """Whether the gateway logged, past byte `since` of its log, that its notices
+    subscription broke (kionga.notices.ResilientRedisListener)."""
+    with (stack.log_dir / "gateway.log").open("rb") as log:
+        log.seek(since)
+        return b"notices: the Redis subscription broke" in log.read()
+
+
 @pytest.fixture
 def alice_stream(stack: Stack, api: Api, alice: Any, acme: Project) -> Iterator[NoticeStream]:
     stream = NoticeStream(stack, api.token_for(alice), acme.pk)
@@ -168,12 +176,14 @@ def test_notices_come_again_after_redis_was_away(stack: Stack, api: Api, alice: 
                                                 alice_stream: NoticeStream) -> None:
     http = Http(stack, api.token_for(alice))
     design_id = http.create_design(acme.pk, TEMPLATES[0]["graph"])
-    # Away longer than redis-py's own retries of the subscription's connection (~10 s):
-    # django-eventstream's subscriber would have stopped for good.
+    # Away until redis-py gave up retrying the subscription's connection and the gateway
+    # logged that its subscription broke (4-6 s here; a fixed 15 s wait before): there
+    # django-eventstream's own subscriber would have stopped for good.
+    logged = (stack.log_dir / "gateway.log").stat().st_size
     process = stack.processes.pop("redis")
     process.terminate()
     process.wait()
-    time.sleep(15)
+    wait_for(lambda: subscription_broke(stack, logged), timeout=30)
     stack.start_redis()
     # The gateway subscribes again (kionga.notices.ResilientRedisListener); the open
     # stream stays open. A revision saved once it has: the notice arrives.
