@@ -5,11 +5,12 @@ Every folder of <dir> written by a deploy (deployments/local.py: `artifact.json`
 on 127.0.0.1:<port>, the same runtime a pod runs, with the same hash checks at start-up.
 A new artifact (a rollout: the deploy writes it last, after the canary file) stops the
 agent's process and starts it again; a process that ends is started again after
-RESTART_SECONDS, except one that refused its artifact (exit 2), which waits for
-the next artifact. Each agent's output goes to `<dir>/<name>/runtime.log`. The gateway's
-internal listener is KIONGA_AGENT_GATEWAY_URL, the platform model MLAIOPS_LLM_*, as for
-a pod; its trace exporter's OTEL_* variables are the gateway's at the deploy
-(`otel.json`), not this process's. SIGTERM or SIGINT stops every agent, then this process.
+RESTART_SECONDS (KIONGA_LOCAL_RESTART_SECONDS), except one that refused its artifact
+(exit 2), which waits for the next artifact. Each agent's output goes to
+`<dir>/<name>/runtime.log`. The gateway's internal listener is KIONGA_AGENT_GATEWAY_URL,
+the platform model MLAIOPS_LLM_*, as for a pod; its trace exporter's OTEL_* variables are
+the gateway's at the deploy (`otel.json`), not this process's. SIGTERM or SIGINT stops
+every agent, then this process.
 """
 
 from __future__ import annotations
@@ -36,10 +37,13 @@ from contracts.agent_runtime import (
     OTEL_NOT_PASSED,
     OTEL_PREFIX,
 )
+from runner.env import Env
 
 log = logging.getLogger("kionga.agents.local")
 POLL_SECONDS: Final = 0.5
-RESTART_SECONDS: Final = 5.0
+# A process that ended is started again after this pause (KIONGA_LOCAL_RESTART_SECONDS;
+# the tests shorten it to see a refused one stay down without waiting the whole pause).
+RESTART_SECONDS: Final = Env().seconds("KIONGA_LOCAL_RESTART_SECONDS", 5.0)
 STOP_SECONDS: Final = 30.0
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -16,11 +17,16 @@ from typing import Any
 
 import httpx
 
+from agents.local import POLL_SECONDS
 from agents.native_graph import RUNTIME_MODULE
 from contracts.hashing import content_sha256
 from contracts.normalize import normalize
 from tests.agent_local_helpers import until
 from tests.stack import ROOT, free_port
+
+# The runner's pause before it starts an ended agent again (KIONGA_LOCAL_RESTART_SECONDS,
+# 5 s by default), short here.
+RESTART_SECONDS = 1.0
 
 
 def artifact(template: str, version: int) -> dict[str, Any]:
@@ -46,8 +52,9 @@ def test_it_runs_restarts_and_stops_local_agents(tmp_path: Path) -> None:
     (folder / "artifact.json").write_text(json.dumps(artifact("<{input}>", 1)))
     (folder / "credential").write_text("kag_local")
     (folder / "port").write_text(str(port))
+    env = {**os.environ, "KIONGA_LOCAL_RESTART_SECONDS": str(RESTART_SECONDS)}
     runner = subprocess.Popen([sys.executable, "-m", "agents.local", str(tmp_path)], cwd=ROOT,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         assert until(lambda: health(port))["version_id"] == "v1"
         (folder / "artifact.json").write_text(json.dumps(artifact("[{input}]", 2)))
@@ -57,7 +64,8 @@ def test_it_runs_restarts_and_stops_local_agents(tmp_path: Path) -> None:
         tampered["graph"]["nodes"][1]["config"]["template"] = "pwned {input}"
         (folder / "artifact.json").write_text(json.dumps(tampered))
         until(lambda: b"refusing to start" in (folder / "runtime.log").read_bytes())
-        time.sleep(6)  # past the restart pause: a refused artifact is not tried again
+        # Past the restart pause and a look more: a refused artifact is not tried again.
+        time.sleep(RESTART_SECONDS + 2 * POLL_SECONDS)
         assert health(port) is None
         assert (folder / "runtime.log").read_bytes().count(b"refusing to start") == 1
 
