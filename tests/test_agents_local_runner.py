@@ -24,8 +24,8 @@ from contracts.normalize import normalize
 from tests.agent_local_helpers import until
 from tests.stack import ROOT, free_port
 
-# The runner's pause before it starts an ended agent again (KIONGA_LOCAL_RESTART_SECONDS,
-# 5 s by default), short here.
+# The runner's pause before it starts an ended agent again (KIONGA_LOCAL_RESTART_SECONDS),
+# shorter here than the product's default.
 RESTART_SECONDS = 1.0
 
 

@@ -27,9 +27,9 @@ pytestmark = [pytest.mark.django_db(transaction=True),
 
 MESSAGES = {"messages": [{"role": "user", "content": "hi"}]}
 PROMPT = 2.0  # seconds: what "at once" means on a loaded 2-core test machine
-# The listener's model timeout in the dripping test (KIONGA_MODEL_TIMEOUT_SECONDS, 25 s by
-# default): room for the calls to get in flight and for the two prompt answers (2 *
-# PROMPT) before the first call is cut.
+# The listener's model timeout in the dripping test (KIONGA_MODEL_TIMEOUT_SECONDS, below
+# the product's default): room for the calls to get in flight and for the two prompt
+# answers (2 * PROMPT) before the first call is cut.
 CUT_SECONDS = 8
 
 

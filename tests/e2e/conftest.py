@@ -17,8 +17,8 @@ from tests.sse_frames import frames as frames_of
 from tests.stack import Stack
 
 # The stack's internal listener gives up on a function, API connection or MCP tool after
-# this many seconds (KIONGA_CALL_TIMEOUT_SECONDS, 20 by default): a hanging server fails
-# its node that soon. The peers here answer on loopback well within it.
+# this many seconds (KIONGA_CALL_TIMEOUT_SECONDS, below the product's default): a hanging
+# server fails its node that soon. The peers here answer on loopback well within it.
 CALL_TIMEOUT_SECONDS = 5
 
 
