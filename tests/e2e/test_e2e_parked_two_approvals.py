@@ -39,12 +39,14 @@ def two_approvals_graph() -> dict[str, Any]:
     }
 
 
-def parked(stack: Stack) -> int:
-    return int(redis.Redis.from_url(stack.redis_url).zcard(protocol.PARKED_KEY))
+# Where this run is (parked, holding a slot): the stack is shared, and another test's
+# runs may still be ending, so its global counts say nothing of this run.
+def parked(stack: Stack, run_id: str) -> bool:
+    return redis.Redis.from_url(stack.redis_url).zscore(protocol.PARKED_KEY, run_id) is not None
 
 
-def slots(stack: Stack) -> int:
-    return protocol.slots_in_use(redis.Redis.from_url(stack.redis_url))
+def holds_slot(stack: Stack, run_id: str) -> bool:
+    return redis.Redis.from_url(stack.redis_url).zscore(protocol.SLOTS_KEY, run_id) is not None
 
 
 def completed_nodes(http: Http, design: str, run_id: str) -> set[str]:
@@ -63,8 +65,8 @@ def test_a_run_stays_parked_while_any_of_its_approvals_waits(
         http.client.get("/api/v1/agent-approvals",
                         params={"run_id": run_id, "status": "pending"}).json()["approvals"]),
         message="the two requests were not listed")
-    assert wait_for(lambda: parked(stack) == 1, message="the waiting run was not parked")
-    assert slots(stack) == 0
+    assert wait_for(lambda: parked(stack, run_id), message="the waiting run was not parked")
+    assert not holds_slot(stack, run_id)
 
     first, second = sorted(pending, key=lambda a: a["node_id"])
     decided = http.client.post(f"/api/v1/agent-approvals/{first['id']}/decision",
@@ -73,11 +75,11 @@ def test_a_run_stays_parked_while_any_of_its_approvals_waits(
     # The run saw the first decision (its node completed), and still waits on the second.
     wait_for(lambda: first["node_id"] in completed_nodes(http, design, run_id),
              message="the run did not see the first decision")
-    assert (parked(stack), slots(stack)) == (1, 0)
+    assert (parked(stack, run_id), holds_slot(stack, run_id)) == (True, False)
 
     decided = http.client.post(f"/api/v1/agent-approvals/{second['id']}/decision",
                                json={"decision": "approve"})
     assert decided.status_code == 200, decided.text
     done = wait_stored(http, design, run_id)
     assert done["status"] == "completed", (done["error"], done["events"][-4:])
-    assert wait_for(lambda: parked(stack) == 0 and slots(stack) == 0)
+    assert wait_for(lambda: not parked(stack, run_id) and not holds_slot(stack, run_id))
