@@ -1,20 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { AgentTriggers, type Trigger } from "./AgentTriggers";
+import { serve } from "../test/serve";
 
-interface Call { method: string; url: string; body: unknown }
-
-/** fetch answering each `METHOD url` from `routes`, the latest entry winning. */
-function serve(routes: Record<string, [number, unknown]>): Call[] {
-  const calls: Call[] = [];
-  vi.stubGlobal("fetch", vi.fn(async (url: string, init: RequestInit) => {
-    const method = init.method ?? "GET";
-    calls.push({ method, url, body: init.body ? JSON.parse(String(init.body)) : undefined });
-    const [status, body] = routes[`${method} ${url}`] ?? [404, null];
-    return new Response(body === null ? "" : JSON.stringify(body), { status });
-  }));
-  return calls;
-}
 
 const url = "/api/v1/agents/a1/triggers";
 const hook: Trigger = { id: "t1", kind: "webhook", name: "orders", enabled: true, path: "/api/v1/hooks/t1" };

@@ -3,19 +3,8 @@ import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/re
 import { CanarySection } from "./CanarySection";
 import { AnswerView, useAnswer } from "./lifecycleAnswer";
 import type { Version } from "./VersionList";
+import { serve } from "../test/serve";
 
-interface Call { method: string; url: string; body: unknown }
-
-function serve(routes: Record<string, [number, unknown]>): Call[] {
-  const calls: Call[] = [];
-  vi.stubGlobal("fetch", vi.fn(async (url: string, init: RequestInit) => {
-    const method = init.method ?? "GET";
-    calls.push({ method, url, body: init.body ? JSON.parse(String(init.body)) : undefined });
-    const [status, body] = routes[`${method} ${url}`] ?? [404, null];
-    return new Response(body === null ? "" : JSON.stringify(body), { status });
-  }));
-  return calls;
-}
 
 const VERSIONS = [{ id: "v1", number: 1 }, { id: "v2", number: 2 }] as Version[];
 const settings = { autoscaling: { min: 2, max: 4 }, resources: { cpu: "500m" }, replicas: 9 };

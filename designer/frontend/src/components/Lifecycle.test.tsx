@@ -3,6 +3,7 @@ import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/re
 import { EvaluationView, waitingOn, type Evaluation } from "./EvaluationView";
 import { Lifecycle } from "./Lifecycle";
 import type { Design } from "../types";
+import { serve } from "../test/serve";
 
 const design: Design = {
   id: "d1", project_id: 1, name: "Agent", description: "", revision: 3, require_evaluation: false,
@@ -20,19 +21,6 @@ function evaluation(over: Record<string, unknown>) {
   };
 }
 
-interface Call { method: string; url: string; body: unknown }
-
-/** The API as the component calls it: answers by "METHOD path", every call recorded. */
-function serve(routes: Record<string, [number, unknown]>): Call[] {
-  const calls: Call[] = [];
-  vi.stubGlobal("fetch", vi.fn(async (url: string, init: RequestInit) => {
-    const method = init.method ?? "GET";
-    calls.push({ method, url, body: init.body ? JSON.parse(String(init.body)) : undefined });
-    const [status, body] = routes[`${method} ${url}`] ?? [404, null];
-    return new Response(body === null ? "" : JSON.stringify(body), { status });
-  }));
-  return calls;
-}
 
 const base = "/api/v1/agent-designs/d1";
 const reads = (latest: unknown): Record<string, [number, unknown]> => ({

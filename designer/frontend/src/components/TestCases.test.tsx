@@ -2,19 +2,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { SaveAsCase, TestCases, type TestCase } from "./TestCases";
 import { CaseResults } from "./EvaluationView";
+import { serve } from "../test/serve";
 
-interface Call { method: string; url: string; body: unknown }
-
-function serve(routes: Record<string, [number, unknown]>): Call[] {
-  const calls: Call[] = [];
-  vi.stubGlobal("fetch", vi.fn(async (url: string, init: RequestInit) => {
-    const method = init.method ?? "GET";
-    calls.push({ method, url, body: init.body ? JSON.parse(String(init.body)) : undefined });
-    const [status, body] = routes[`${method} ${url}`] ?? [404, null];
-    return new Response(body === null ? "" : JSON.stringify(body), { status });
-  }));
-  return calls;
-}
 
 const base = "/api/v1/agent-designs/d1/fixtures/cases";
 const stored: TestCase = {

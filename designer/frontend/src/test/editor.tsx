@@ -1,7 +1,6 @@
 // Test helpers for the editor: a design, a store over the test registry, a stubbed API,
 // and a render wrapped in the store's and React Flow's providers.
 import type { ReactNode } from "react";
-import { vi } from "vitest";
 import { render } from "@testing-library/react";
 import { ReactFlowProvider } from "@xyflow/react";
 import { createEditorStore, EditorStoreContext, type EditorStore } from "../store/editor";
@@ -30,19 +29,7 @@ export function store(d: Design = twoNodes(), canEdit = true): EditorStore {
   return createEditorStore(d, registry, canEdit);
 }
 
-export interface Call { method: string; url: string; body: unknown }
-
-/** The API answering by "METHOD path" (unknown routes 404); every call recorded. */
-export function serve(routes: Record<string, [number, unknown]>): Call[] {
-  const calls: Call[] = [];
-  vi.stubGlobal("fetch", vi.fn(async (url: string, init: RequestInit) => {
-    const method = init.method ?? "GET";
-    calls.push({ method, url, body: init.body ? JSON.parse(String(init.body)) : undefined });
-    const [status, body] = routes[`${method} ${url}`] ?? [404, null];
-    return new Response(body === null ? "" : JSON.stringify(body), { status });
-  }));
-  return calls;
-}
+export { serve, type Call } from "./serve";
 
 export function renderWith(s: EditorStore, ui: ReactNode) {
   return render(
