@@ -22,6 +22,9 @@ LLM_BACKENDS = ("mock", "openai")
 # holds when its runs wait (docs/decisions/many-runs-per-process.md).
 DEFAULT_MAX_RUNS = 1000
 DEFAULT_PROCESSES = 2
+# How long the runner's client waits for an answer of the gateway's internal listener
+# (KIONGA_RUNNER_HTTP_TIMEOUT): the listener's own upstream waits end before it.
+DEFAULT_HTTP_TIMEOUT_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> RunnerSettings:
         llm=LLMConfig(backend=backend, model=env.text("MLAIOPS_LLM_MODEL").strip(),
                       base_url=base_url),
         secret_patterns=_secret_patterns(env),
-        http_timeout=env.seconds("KIONGA_RUNNER_HTTP_TIMEOUT", 30.0),
+        http_timeout=env.seconds("KIONGA_RUNNER_HTTP_TIMEOUT", DEFAULT_HTTP_TIMEOUT_SECONDS),
         max_parked=env.integer("KIONGA_MAX_PARKED_RUNS", 0, within=(0, 1_000_000)),
     )
 

@@ -19,12 +19,13 @@ from typing import Any, Final
 
 from contracts.registry import COMPONENTS
 from runner.components.approval import GRACE_SECONDS
+from runner.settings import DEFAULT_HTTP_TIMEOUT_SECONDS
 
 # The longest run without waits: timeout_seconds ≤ 300 (reference), plus a margin for
 # the start, the last events and the sink's close. Also the worker's default limit.
 BASE_TIME_LIMIT: Final = 420
 # One approval poll in flight past the grace: KIONGA_RUNNER_HTTP_TIMEOUT's default.
-POLL_ALLOWANCE: Final = 30
+POLL_ALLOWANCE: Final = int(DEFAULT_HTTP_TIMEOUT_SECONDS)
 # How often a node may run its published version: the first of these settings it has.
 REPEATS: Final = ("max_items", "max_iterations")
 # Versions nest at most this deep (runner.engine.MAX_SUBFLOW_DEPTH; the artifact check
